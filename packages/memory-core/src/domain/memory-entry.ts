@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { storableText } from './text-rules.js';
+
+export const ENTRY_TEXT_MAX_CHARS = 32_768;
+export const REMEMBER_MAX_ENTRIES = 1_000;
+const METADATA_MAX_BYTES = 16_384;
+
+export type EntryState = 'active' | 'inactive';
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Where an entry came from, e.g. a conversation id and a turn id. */
+export interface SourceRef {
+  sourceId: string;
+  locator?: string;
+}
+
+/** One immutable version of an entry. Superseded versions stay readable and citable. */
+export interface EntryVersion {
+  entryId: string;
+  entryVersionId: string;
+  version: number;
+  previousVersionId: string | null;
+  kind: string;
+  text: string;
+  contentHash: string;
+  /** The memory revision whose write created this version. */
+  revision: number;
+  sources: SourceRef[];
+  metadata: Record<string, JsonValue>;
+  state: EntryState;
+  createdAt: string;
+}
+
+export const sourceRefSchema = z.strictObject({
+  sourceId: storableText('sourceId', 1, 512),
+  locator: storableText('locator', 1, 512).optional(),
+});
+
+export const entryKindSchema = z
+  .string({ error: 'kind must be a string' })
+  .regex(/^[a-z][a-z0-9_.-]{0,63}$/u, { error: 'kind must be 1-64 lowercase letters, digits, "_", "." or "-"' });
+
+export const metadataSchema = z
+  .record(z.string(), z.json(), { error: 'metadata must be a JSON object' })
+  .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES, {
+    error: `metadata must serialize to at most ${METADATA_MAX_BYTES} bytes`,
+  })
+  .refine((value) => !JSON.stringify(value).includes('\\u0000'), {
+    error: 'metadata must not contain NUL (U+0000)',
+  });
+
+export const entryTextSchema = storableText('text', 1, ENTRY_TEXT_MAX_CHARS).refine((value) => value.trim() !== '', {
+  error: 'text must contain a non-space character',
+});
+
+export const rememberEntrySchema = z.strictObject({
+  text: entryTextSchema,
+  kind: entryKindSchema.default('note'),
+  sources: z.array(sourceRefSchema).max(32, { error: 'sources must have at most 32 items' }).default([]),
+  metadata: metadataSchema.default({}),
+});
+
+export const rememberRequestSchema = z.strictObject({
+  entries: z
+    .array(rememberEntrySchema)
+    .min(1, { error: 'entries must have at least 1 item' })
+    .max(REMEMBER_MAX_ENTRIES, { error: `entries must have at most ${REMEMBER_MAX_ENTRIES} items` }),
+});
+
+const entryIdSchema = z.uuid({ error: 'entryId must be a UUID' });
+
+export const reviseRequestSchema = z.strictObject({
+  entryId: entryIdSchema,
+  text: entryTextSchema,
+  kind: entryKindSchema.optional(),
+  metadata: metadataSchema.optional(),
+});
+
+export const entryTargetSchema = z.strictObject({ entryId: entryIdSchema });
+
+export type RememberEntryInput = z.input<typeof rememberEntrySchema>;
+export type RememberRequest = z.input<typeof rememberRequestSchema>;
+export type ReviseRequest = z.input<typeof reviseRequestSchema>;
+export type EntryTarget = z.input<typeof entryTargetSchema>;

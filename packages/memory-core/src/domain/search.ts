@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { EntryVersion } from './memory-entry.js';
+import type { MemoryRef } from './memory-ref.js';
+import { normalizeQuery } from './query-normalization.js';
+import { storableText } from './text-rules.js';
+
+export const QUERY_MAX_CHARS = 8_192;
+export const SEARCH_LIMIT_MAX = 50;
+export const SEARCH_LIMIT_DEFAULT = 10;
+
+export type SearchModeRequest = 'auto' | 'fts' | 'vector' | 'hybrid';
+export type SearchMode = 'fts' | 'vector' | 'hybrid';
+export type Channel = 'fts' | 'vector';
+
+export const searchRequestSchema = z.strictObject({
+  query: storableText('query', 1, 1_000_000)
+    .transform(normalizeQuery)
+    .refine((value) => value.length >= 1, { error: 'query must contain a non-space character' })
+    .refine((value) => value.length <= QUERY_MAX_CHARS, {
+      error: `query must be at most ${QUERY_MAX_CHARS} characters after normalization`,
+    }),
+  limit: z
+    .int({ error: 'limit must be an integer' })
+    .min(1, { error: 'limit must be at least 1' })
+    .max(SEARCH_LIMIT_MAX, { error: `limit must be at most ${SEARCH_LIMIT_MAX}` })
+    .default(SEARCH_LIMIT_DEFAULT),
+  mode: z
+    .enum(['auto', 'fts', 'vector', 'hybrid'], { error: 'mode must be one of auto, fts, vector, hybrid' })
+    .default('auto'),
+});
+
+export type SearchMemoryRequest = z.input<typeof searchRequestSchema>;
+export type ParsedSearchRequest = z.output<typeof searchRequestSchema>;
+
+/** One channel's view of a candidate before fusion. Ranks are 1-based within the channel. */
+export interface ChannelCandidate {
+  version: EntryVersion;
+  rank: number;
+  /** BM25 score for fts, cosine similarity for vector. */
+  score: number;
+}
+
+export interface LexicalCandidate extends ChannelCandidate {
+  /** Distinct query lexemes found in the entry. */
+  matchedTerms: number;
+}
+
+/** A final or coarse search hit: exact identity, text, fused score and per-channel ranks. */
+export interface MemoryHit {
+  citation: {
+    artifactId: string;
+    revision: number;
+    entryId: string;
+    entryVersionId: string;
+  };
+  entry: EntryVersion;
+  text: string;
+  /** Fused RRF score. */
+  score: number;
+  matchedBy: Channel[];
+  channelRanks: Partial<Record<Channel, number>>;
+  channelScores: Partial<Record<Channel, number>>;
+}
+
+export interface SearchFallback {
+  from: SearchMode;
+  to: SearchMode;
+  reason: 'query_embedding_failed';
+}
+
+export interface SearchResult {
+  /** The revision every hit was read from; undefined when the scope has never been written. */
+  memory: MemoryRef | undefined;
+  requestedMode: SearchModeRequest;
+  mode: SearchMode;
+  /** Set when `auto` had to fall back from hybrid to fts. */
+  fallback?: SearchFallback;
+  hits: MemoryHit[];
+}

@@ -1,0 +1,80 @@
+export { contentHash } from './domain/content-hash.js';
+export {
+  ENTRY_TEXT_MAX_CHARS,
+  type EntryState,
+  type EntryTarget,
+  type EntryVersion,
+  type JsonValue,
+  REMEMBER_MAX_ENTRIES,
+  type RememberEntryInput,
+  type RememberRequest,
+  type ReviseRequest,
+  type SourceRef,
+} from './domain/memory-entry.js';
+export type { Citation, MemoryRef } from './domain/memory-ref.js';
+export { parseInput } from './domain/parse-input.js';
+export { normalizeQuery } from './domain/query-normalization.js';
+export {
+  type GetEntryRequest,
+  LIST_LIMIT_MAX,
+  type ListChangesRequest,
+  type ListEntriesRequest,
+} from './domain/read-requests.js';
+export {
+  type Channel,
+  type ChannelCandidate,
+  type LexicalCandidate,
+  type MemoryHit,
+  type ParsedSearchRequest,
+  QUERY_MAX_CHARS,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  type SearchFallback,
+  type SearchMemoryRequest,
+  type SearchMode,
+  type SearchModeRequest,
+  type SearchResult,
+  searchRequestSchema,
+} from './domain/search.js';
+export { storableText } from './domain/text-rules.js';
+export { type Capability, CapabilityUnavailableError } from './errors/capability-unavailable-error.js';
+export { EmbeddingFailedError } from './errors/embedding-failed-error.js';
+export { InvalidCitationError } from './errors/invalid-citation-error.js';
+export { type MissingThing, NotFoundError } from './errors/not-found-error.js';
+export {
+  PowerContextError,
+  type PowerContextErrorCode,
+  type PowerContextErrorOptions,
+} from './errors/powercontext-error.js';
+export { RevisionConflictError } from './errors/revision-conflict-error.js';
+export { StoreIncompatibleError, StoreUnavailableError } from './errors/store-error.js';
+export { type FieldIssue, ValidationError } from './errors/validation-error.js';
+export type { EmbedOptions, Embedder, EmbeddingProfile } from './ports/embedder.port.js';
+export { type LogFields, type Logger, noopLogger } from './ports/logger.port.js';
+export type {
+  EmbeddingToStore,
+  LexicalSearchQuery,
+  LexicalSearchResult,
+  ListChangesQuery,
+  ListEntriesQuery,
+  MemoryStore,
+  MemoryWriteTransaction,
+  NewEntryVersion,
+  RevisionChange,
+  RevisionOperation,
+  VectorIndexState,
+  VectorSearchQuery,
+} from './ports/memory-store.port.js';
+export type { Bm25Parameters, RetrievalPolicy } from './ports/retrieval-policy.port.js';
+export { KeyedMutex } from './service/keyed-mutex.js';
+export {
+  type ChangesPage,
+  type EntryPage,
+  type EntryWriteResult,
+  type EntryWriteStatus,
+  MemoryService,
+  type MemoryServiceOptions,
+  type RememberResult,
+  type ResolvedCitation,
+} from './service/memory-service.js';
+export { chooseMode } from './service/search-memory.js';

@@ -1,0 +1,22 @@
+/** Identity of a vector space. Vectors of different profiles are never compared. */
+export interface EmbeddingProfile {
+  /** Versioned id, e.g. `powercontext.local-hash.v1` or `openai:text-embedding-3-small@1536`. */
+  id: string;
+  dimension: number;
+  normalization: 'l2' | 'none';
+  /**
+   * Vector-channel admission: the lowest cosine similarity a candidate may have. It belongs to the
+   * profile because score distributions differ: 0.3 suits neural embeddings, a lexical hash much less.
+   */
+  minCosine: number;
+}
+
+export interface EmbedOptions {
+  signal?: AbortSignal;
+}
+
+/** Turns texts into vectors of the profile's dimension, in input order. */
+export interface Embedder {
+  readonly profile: EmbeddingProfile;
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<number[][]>;
+}

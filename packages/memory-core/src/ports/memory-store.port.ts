@@ -1,0 +1,128 @@
+import type { EntryState, EntryVersion, JsonValue, SourceRef } from '../domain/memory-entry.js';
+import type { MemoryRef } from '../domain/memory-ref.js';
+import type { ChannelCandidate, LexicalCandidate } from '../domain/search.js';
+import type { EmbeddingProfile } from './embedder.port.js';
+import type { Bm25Parameters } from './retrieval-policy.port.js';
+
+/** A new immutable entry version, fully formed by the core before it reaches the store. */
+export interface NewEntryVersion {
+  entryId: string;
+  entryVersionId: string;
+  version: number;
+  previousVersionId: string | null;
+  kind: string;
+  text: string;
+  contentHash: string;
+  sources: SourceRef[];
+  metadata: Record<string, JsonValue>;
+  state: EntryState;
+  /** Vector for the search index; absent when embedding failed or the version is inactive. */
+  embedding?: { profileId: string; vector: number[] };
+}
+
+export type RevisionOperation = 'remember' | 'revise' | 'forget' | 'reactivate';
+
+/** Work done inside one write transaction, seeing the scope exactly at `expectedRevision`. */
+export interface MemoryWriteTransaction {
+  /** Active entry versions with any of these content hashes. */
+  findActiveByContentHash(hashes: readonly string[]): Promise<Map<string, EntryVersion>>;
+  /** The entry's current (newest) version, active or not. */
+  currentVersion(entryId: string): Promise<EntryVersion | undefined>;
+  /** Writes revision `expectedRevision + 1` with these versions and moves the head. At most once. */
+  appendRevision(
+    operation: RevisionOperation,
+    versions: readonly NewEntryVersion[],
+  ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }>;
+}
+
+export interface ListEntriesQuery {
+  scopeId: string;
+  revision: number;
+  state: EntryState | 'all';
+  /** Exclusive lower bound on entry id (keyset pagination). */
+  afterEntryId?: string;
+  limit: number;
+}
+
+export interface ListChangesQuery {
+  scopeId: string;
+  /** Exclusive. */
+  fromRevision: number;
+  /** Inclusive. */
+  toRevision: number;
+  /** Keyset position: versions after (revision, entryVersionId). */
+  after?: { revision: number; entryVersionId: string };
+  limit: number;
+}
+
+export interface RevisionChange {
+  revision: number;
+  operation: RevisionOperation;
+  version: EntryVersion;
+}
+
+export interface LexicalSearchQuery {
+  scopeId: string;
+  revision: number;
+  query: string;
+  limit: number;
+  bm25: Bm25Parameters;
+}
+
+export interface LexicalSearchResult {
+  /** Distinct lexemes of the query after the store's analysis (stop words removed, stemmed). */
+  queryTermCount: number;
+  candidates: LexicalCandidate[];
+}
+
+export interface VectorSearchQuery {
+  scopeId: string;
+  revision: number;
+  profileId: string;
+  vector: readonly number[];
+  limit: number;
+}
+
+export interface VectorIndexState {
+  profileId: string;
+  /** Active entries at the revision that have no vector of the profile. */
+  missing: number;
+  complete: boolean;
+}
+
+export interface EmbeddingToStore {
+  entryVersionId: string;
+  vector: number[];
+}
+
+/**
+ * Persistence port of the Memory model. Reads take an explicit revision so that one search sees one
+ * consistent head; writes go through `write`, which applies compare-and-swap on the scope's head.
+ */
+export interface MemoryStore {
+  /** The scope's head revision, or undefined if it was never written. */
+  head(scopeId: string): Promise<MemoryRef | undefined>;
+  /**
+   * Runs `work` in one atomic transaction that sees the scope at `expectedRevision` (0 = never
+   * written). Throws RevisionConflictError when the head is elsewhere; nothing is written then.
+   */
+  write<T>(scopeId: string, expectedRevision: number, work: (tx: MemoryWriteTransaction) => Promise<T>): Promise<T>;
+  revisionExists(scopeId: string, revision: number): Promise<boolean>;
+  /** The entry's version that was current at `revision`. */
+  entryAt(scopeId: string, entryId: string, revision: number): Promise<EntryVersion | undefined>;
+  entryVersion(scopeId: string, entryVersionId: string): Promise<EntryVersion | undefined>;
+  listEntries(query: ListEntriesQuery): Promise<EntryVersion[]>;
+  listChanges(query: ListChangesQuery): Promise<RevisionChange[]>;
+  lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult>;
+  vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]>;
+  vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState>;
+  /** Active entry versions at the head without a vector of the profile, oldest first. */
+  versionsMissingEmbedding(scopeId: string, profileId: string, limit: number): Promise<EntryVersion[]>;
+  /** Adds vectors of the store's profile to existing versions (re-embedding); idempotent. */
+  putEmbeddings(scopeId: string, profileId: string, embeddings: readonly EmbeddingToStore[]): Promise<void>;
+  /** Records the profile and builds its vector index; idempotent, called once at start-up. */
+  prepareEmbeddingProfile(profile: EmbeddingProfile): Promise<void>;
+  /** Every scope that has a memory, for maintenance commands. */
+  listScopes(): Promise<string[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,28 @@
+import type { ChannelCandidate, LexicalCandidate, MemoryHit } from '../domain/search.js';
+
+/** BM25 parameters the lexical channel ranks with. */
+export interface Bm25Parameters {
+  k1: number;
+  b: number;
+  /** BM25+ lower bound added to every matched term's contribution. */
+  delta: number;
+}
+
+/**
+ * Admission and fusion rules of the coarse path, versioned as one object so a change to any rule is
+ * a new policy id. Implemented outside the core (see @powercontext/retrieval-rrf).
+ */
+export interface RetrievalPolicy {
+  readonly id: string;
+  readonly bm25: Bm25Parameters;
+  /** Candidates each channel fetches for a coarse limit. */
+  channelFetchLimit(coarseLimit: number): number;
+  admitLexical(candidates: readonly LexicalCandidate[], queryTermCount: number): LexicalCandidate[];
+  admitVector(candidates: readonly ChannelCandidate[], minCosine: number): ChannelCandidate[];
+  /** Fuses admitted channel lists into at most `limit` hits, deterministic for equal inputs. */
+  fuse(
+    channels: { fts?: readonly ChannelCandidate[]; vector?: readonly ChannelCandidate[] },
+    limit: number,
+    toHit: (candidate: ChannelCandidate) => Omit<MemoryHit, 'score' | 'matchedBy' | 'channelRanks' | 'channelScores'>,
+  ): MemoryHit[];
+}

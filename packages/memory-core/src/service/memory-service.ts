@@ -1,0 +1,382 @@
+import { randomUUID } from 'node:crypto';
+import { contentHash } from '../domain/content-hash.js';
+import { changesCursorSchema, decodeCursor, encodeCursor, entriesCursorSchema } from '../domain/cursor.js';
+import {
+  type EntryTarget,
+  type EntryVersion,
+  entryTargetSchema,
+  type RememberRequest,
+  type ReviseRequest,
+  rememberRequestSchema,
+  reviseRequestSchema,
+} from '../domain/memory-entry.js';
+import { type Citation, citationSchema, type MemoryRef } from '../domain/memory-ref.js';
+import { parseInput } from '../domain/parse-input.js';
+import {
+  type GetEntryRequest,
+  getEntryRequestSchema,
+  type ListChangesRequest,
+  type ListEntriesRequest,
+  listChangesRequestSchema,
+  listEntriesRequestSchema,
+} from '../domain/read-requests.js';
+import type { SearchMemoryRequest, SearchResult } from '../domain/search.js';
+import { scopeIdSchema } from '../domain/text-rules.js';
+import { InvalidCitationError } from '../errors/invalid-citation-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { RevisionConflictError } from '../errors/revision-conflict-error.js';
+import type { Embedder } from '../ports/embedder.port.js';
+import { type Logger, noopLogger } from '../ports/logger.port.js';
+import type {
+  MemoryStore,
+  MemoryWriteTransaction,
+  NewEntryVersion,
+  RevisionChange,
+} from '../ports/memory-store.port.js';
+import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import { searchMemory } from './search-memory.js';
+
+export interface MemoryServiceOptions {
+  store: MemoryStore;
+  embedder: Embedder;
+  retrievalPolicy: RetrievalPolicy;
+  logger?: Logger;
+  /** Total attempts of a write whose compare-and-swap lost to another process. Default 3. */
+  maxWriteAttempts?: number;
+}
+
+export type EntryWriteStatus = 'created' | 'duplicate' | 'unchanged';
+
+export interface RememberResult {
+  memory: MemoryRef;
+  entries: { entryId: string; entryVersionId: string; status: EntryWriteStatus }[];
+}
+
+export interface EntryWriteResult {
+  memory: MemoryRef;
+  entry: EntryVersion;
+  status: EntryWriteStatus;
+}
+
+export interface EntryPage {
+  memory: MemoryRef | undefined;
+  entries: EntryVersion[];
+  nextCursor?: string;
+}
+
+export interface ChangesPage {
+  memory: MemoryRef | undefined;
+  fromRevision: number;
+  toRevision: number;
+  changes: RevisionChange[];
+  nextCursor?: string;
+}
+
+export interface ResolvedCitation {
+  memory: MemoryRef;
+  entry: EntryVersion;
+  /** False when a later revision superseded or forgot the cited version; the citation stays valid. */
+  currentAtHead: boolean;
+}
+
+/**
+ * The Memory model's operations for every scope: writes with compare-and-swap on the scope head,
+ * cursor-paginated reads pinned to one revision, citation checks, and hybrid search.
+ */
+export class MemoryService {
+  readonly #store: MemoryStore;
+  readonly #embedder: Embedder;
+  readonly #policy: RetrievalPolicy;
+  readonly #logger: Logger;
+  readonly #maxWriteAttempts: number;
+  readonly #locks = new KeyedMutex();
+
+  constructor(options: MemoryServiceOptions) {
+    this.#store = options.store;
+    this.#embedder = options.embedder;
+    this.#policy = options.retrievalPolicy;
+    this.#logger = options.logger ?? noopLogger;
+    this.#maxWriteAttempts = options.maxWriteAttempts ?? 3;
+  }
+
+  get embeddingProfile() {
+    return this.#embedder.profile;
+  }
+
+  get retrievalPolicy() {
+    return this.#policy;
+  }
+
+  async remember(scopeId: string, request: RememberRequest): Promise<RememberResult> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    const { entries } = parseInput(rememberRequestSchema, request);
+    const prepared = entries.map((entry) => ({ ...entry, contentHash: contentHash(entry.kind, entry.text) }));
+    const vectors = await this.#embedForIndex(
+      scope,
+      prepared.map((entry) => entry.text),
+    );
+
+    return this.#mutate(scope, async (tx, head) => {
+      const existing = await tx.findActiveByContentHash([...new Set(prepared.map((entry) => entry.contentHash))]);
+      const results: RememberResult['entries'] = [];
+      const created: NewEntryVersion[] = [];
+      const inBatch = new Map<string, NewEntryVersion>();
+      prepared.forEach((entry, index) => {
+        const duplicate = existing.get(entry.contentHash) ?? inBatch.get(entry.contentHash);
+        if (duplicate) {
+          results.push({ entryId: duplicate.entryId, entryVersionId: duplicate.entryVersionId, status: 'duplicate' });
+          return;
+        }
+        const vector = vectors[index];
+        const version: NewEntryVersion = {
+          entryId: randomUUID(),
+          entryVersionId: randomUUID(),
+          version: 1,
+          previousVersionId: null,
+          kind: entry.kind,
+          text: entry.text,
+          contentHash: entry.contentHash,
+          sources: entry.sources,
+          metadata: entry.metadata,
+          state: 'active',
+          ...(vector ? { embedding: { profileId: this.#embedder.profile.id, vector } } : {}),
+        };
+        inBatch.set(entry.contentHash, version);
+        created.push(version);
+        results.push({ entryId: version.entryId, entryVersionId: version.entryVersionId, status: 'created' });
+      });
+      const memory = created.length > 0 ? (await tx.appendRevision('remember', created)).memory : head;
+      if (!memory) throw new Error('unreachable: duplicates found in a scope that was never written');
+      return { memory, entries: results };
+    });
+  }
+
+  async revise(scopeId: string, request: ReviseRequest): Promise<EntryWriteResult> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    const input = parseInput(reviseRequestSchema, request);
+    const [vector] = await this.#embedForIndex(scope, [input.text]);
+    return this.#mutate(scope, async (tx, head) => {
+      const current = await this.#requireCurrent(tx, input.entryId);
+      const kind = input.kind ?? current.kind;
+      const metadata = input.metadata ?? current.metadata;
+      const hash = contentHash(kind, input.text);
+      if (hash === current.contentHash && JSON.stringify(metadata) === JSON.stringify(current.metadata)) {
+        return { memory: head!, entry: current, status: 'unchanged' as const };
+      }
+      const next = this.#nextVersion(current, { kind, text: input.text, contentHash: hash, metadata });
+      if (vector && next.state === 'active') next.embedding = { profileId: this.#embedder.profile.id, vector };
+      const { memory, versions } = await tx.appendRevision('revise', [next]);
+      return { memory, entry: versions[0]!, status: 'created' as const };
+    });
+  }
+
+  async forget(scopeId: string, request: EntryTarget): Promise<EntryWriteResult> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    const { entryId } = parseInput(entryTargetSchema, request);
+    return this.#mutate(scope, async (tx, head) => {
+      const current = await this.#requireCurrent(tx, entryId);
+      if (current.state === 'inactive') return { memory: head!, entry: current, status: 'unchanged' as const };
+      const next = this.#nextVersion(current, { state: 'inactive' });
+      const { memory, versions } = await tx.appendRevision('forget', [next]);
+      return { memory, entry: versions[0]!, status: 'created' as const };
+    });
+  }
+
+  async reactivate(scopeId: string, request: EntryTarget): Promise<EntryWriteResult> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    const { entryId } = parseInput(entryTargetSchema, request);
+    const head = await this.#store.head(scope);
+    const before = head ? await this.#store.entryAt(scope, entryId, head.revision) : undefined;
+    const [vector] = before ? await this.#embedForIndex(scope, [before.text]) : [];
+    return this.#mutate(scope, async (tx, latest) => {
+      const current = await this.#requireCurrent(tx, entryId);
+      if (current.state === 'active') return { memory: latest!, entry: current, status: 'unchanged' as const };
+      const next = this.#nextVersion(current, { state: 'active' });
+      if (vector && before?.contentHash === current.contentHash) {
+        next.embedding = { profileId: this.#embedder.profile.id, vector };
+      }
+      const { memory, versions } = await tx.appendRevision('reactivate', [next]);
+      return { memory, entry: versions[0]!, status: 'created' as const };
+    });
+  }
+
+  async list(scopeId: string, request: ListEntriesRequest = {}): Promise<EntryPage> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    const input = parseInput(listEntriesRequestSchema, request);
+    const position = input.cursor ? decodeCursor(entriesCursorSchema, input.cursor) : undefined;
+    const memory = await this.#memoryAt(scope, position?.revision ?? input.revision);
+    if (!memory) return { memory, entries: [] };
+    const rows = await this.#store.listEntries({
+      scopeId: scope,
+      revision: memory.revision,
+      state: input.state,
+      ...(position ? { afterEntryId: position.after } : {}),
+      limit: input.limit + 1,
+    });
+    const entries = rows.slice(0, input.limit);
+    const last = entries.at(-1);
+    return rows.length > input.limit && last
+      ? { memory, entries, nextCursor: encodeCursor({ revision: memory.revision, after: last.entryId }) }
+      : { memory, entries };
+  }
+
+  async get(scopeId: string, request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    const input = parseInput(getEntryRequestSchema, request);
+    const memory = await this.#memoryAt(scope, input.revision);
+    const entry = memory ? await this.#store.entryAt(scope, input.entryId, memory.revision) : undefined;
+    if (!memory || !entry) throw new NotFoundError('entry', input.entryId);
+    return { memory, entry };
+  }
+
+  async changes(scopeId: string, request: ListChangesRequest = {}): Promise<ChangesPage> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    const input = parseInput(listChangesRequestSchema, request);
+    const position = input.cursor ? decodeCursor(changesCursorSchema, input.cursor) : undefined;
+    const memory = await this.#memoryAt(scope, undefined);
+    const fromRevision = position?.from ?? input.fromRevision;
+    const toRevision = position?.to ?? input.toRevision ?? memory?.revision ?? 0;
+    if (memory && toRevision > memory.revision) throw new NotFoundError('revision', String(toRevision));
+    if (!memory || toRevision <= fromRevision) return { memory, fromRevision, toRevision, changes: [] };
+    const rows = await this.#store.listChanges({
+      scopeId: scope,
+      fromRevision,
+      toRevision,
+      ...(position ? { after: { revision: position.revision, entryVersionId: position.after } } : {}),
+      limit: input.limit + 1,
+    });
+    const changes = rows.slice(0, input.limit);
+    const last = changes.at(-1);
+    const page = { memory, fromRevision, toRevision, changes };
+    return rows.length > input.limit && last
+      ? {
+          ...page,
+          nextCursor: encodeCursor({
+            from: fromRevision,
+            to: toRevision,
+            revision: last.revision,
+            after: last.version.entryVersionId,
+          }),
+        }
+      : page;
+  }
+
+  /** Checks that a citation names exactly this entry version as current at the cited revision. */
+  async resolveCitation(scopeId: string, citation: Citation): Promise<ResolvedCitation> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    const cited = parseInput(citationSchema, citation);
+    const head = await this.#store.head(scope);
+    if (!head || head.artifactId !== cited.artifactId) {
+      throw new InvalidCitationError('artifactId is not the memory of this scope');
+    }
+    if (cited.revision > head.revision) throw new InvalidCitationError(`revision ${cited.revision} does not exist yet`);
+    const entry = await this.#store.entryAt(scope, cited.entryId, cited.revision);
+    if (!entry) throw new InvalidCitationError(`entry ${cited.entryId} did not exist at revision ${cited.revision}`);
+    if (entry.entryVersionId !== cited.entryVersionId) {
+      throw new InvalidCitationError(`entry version ${cited.entryVersionId} was not current at revision ${cited.revision}`);
+    }
+    const atHead = await this.#store.entryAt(scope, cited.entryId, head.revision);
+    return {
+      memory: { artifactId: head.artifactId, scopeId: scope, revision: cited.revision },
+      entry,
+      currentAtHead: atHead?.entryVersionId === entry.entryVersionId,
+    };
+  }
+
+  async search(scopeId: string, request: SearchMemoryRequest): Promise<SearchResult> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    return searchMemory(
+      { store: this.#store, embedder: this.#embedder, policy: this.#policy, logger: this.#logger },
+      scope,
+      request,
+    );
+  }
+
+  /** Embeds active entries that have no vector of the current profile. Returns how many were filled. */
+  async reembed(scopeId: string, options: { batchSize?: number; signal?: AbortSignal } = {}): Promise<number> {
+    const scope = parseInput(scopeIdSchema, scopeId);
+    const batchSize = options.batchSize ?? 128;
+    const profileId = this.#embedder.profile.id;
+    let filled = 0;
+    for (;;) {
+      const missing = await this.#store.versionsMissingEmbedding(scope, profileId, batchSize);
+      if (missing.length === 0) return filled;
+      const vectors = await this.#embedder.embed(
+        missing.map((version) => version.text),
+        options.signal ? { signal: options.signal } : {},
+      );
+      await this.#store.putEmbeddings(
+        scope,
+        profileId,
+        missing.map((version, index) => ({ entryVersionId: version.entryVersionId, vector: vectors[index]! })),
+      );
+      filled += missing.length;
+    }
+  }
+
+  async #memoryAt(scopeId: string, revision: number | undefined): Promise<MemoryRef | undefined> {
+    const head = await this.#store.head(scopeId);
+    if (revision === undefined || !head) {
+      if (revision !== undefined) throw new NotFoundError('revision', String(revision));
+      return head;
+    }
+    if (revision > head.revision) throw new NotFoundError('revision', String(revision));
+    return { ...head, revision };
+  }
+
+  async #requireCurrent(tx: MemoryWriteTransaction, entryId: string): Promise<EntryVersion> {
+    const current = await tx.currentVersion(entryId);
+    if (!current) throw new NotFoundError('entry', entryId);
+    return current;
+  }
+
+  #nextVersion(
+    current: EntryVersion,
+    change: Partial<Pick<NewEntryVersion, 'kind' | 'text' | 'contentHash' | 'metadata' | 'state'>>,
+  ): NewEntryVersion {
+    return {
+      entryId: current.entryId,
+      entryVersionId: randomUUID(),
+      version: current.version + 1,
+      previousVersionId: current.entryVersionId,
+      kind: current.kind,
+      text: current.text,
+      contentHash: current.contentHash,
+      sources: current.sources,
+      metadata: current.metadata,
+      state: current.state,
+      ...change,
+    };
+  }
+
+  /** Embeds outside any lock; a failure leaves the entries without vectors (index incomplete), not unwritten. */
+  async #embedForIndex(scopeId: string, texts: string[]): Promise<(number[] | undefined)[]> {
+    try {
+      return await this.#embedder.embed(texts);
+    } catch (error) {
+      this.#logger.warn('memory.write.embedding_failed', {
+        scopeId,
+        profileId: this.#embedder.profile.id,
+        count: texts.length,
+        reason: error instanceof Error ? error.name : 'unknown',
+      });
+      return texts.map(() => undefined);
+    }
+  }
+
+  /** Serialises writers of one scope in-process and retries a lost compare-and-swap a bounded number of times. */
+  async #mutate<T>(scopeId: string, work: (tx: MemoryWriteTransaction, head: MemoryRef | undefined) => Promise<T>) {
+    return this.#locks.run(scopeId, async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        const head = await this.#store.head(scopeId);
+        try {
+          return await this.#store.write(scopeId, head?.revision ?? 0, (tx) => work(tx, head));
+        } catch (error) {
+          if (!(error instanceof RevisionConflictError) || attempt >= this.#maxWriteAttempts) throw error;
+          this.#logger.info('memory.write.conflict_retry', { scopeId, attempt });
+        }
+      }
+    });
+  }
+}
