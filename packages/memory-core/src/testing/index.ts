@@ -1,0 +1,5 @@
+export { createFakeEmbedder, type FakeEmbedderOptions } from './fake-embedder.js';
+export { InMemoryMemoryStore } from './in-memory-store.js';
+export { noSearchPolicy } from './no-search-policy.js';
+export { describeSearchContract, type SearchContractOptions } from './search-contract.js';
+export { describeMemoryStoreContract, type StoreContractOptions } from './store-contract.js';

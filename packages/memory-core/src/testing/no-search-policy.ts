@@ -1,0 +1,15 @@
+import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
+
+const refuse = (): never => {
+  throw new Error('this retrieval policy is for write-path tests only; pass a real policy to search');
+};
+
+/** A retrieval policy for tests that never search: any search through it fails loudly. */
+export const noSearchPolicy: RetrievalPolicy = {
+  id: 'test.no-search.v1',
+  bm25: { k1: 1.2, b: 0.75, delta: 0 },
+  channelFetchLimit: refuse,
+  admitLexical: refuse,
+  admitVector: refuse,
+  fuse: refuse,
+};

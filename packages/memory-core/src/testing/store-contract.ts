@@ -1,0 +1,324 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash } from '../domain/content-hash.js';
+import type { Embedder } from '../ports/embedder.port.js';
+import type { MemoryStore, NewEntryVersion } from '../ports/memory-store.port.js';
+import { MemoryService } from '../service/memory-service.js';
+import { createFakeEmbedder } from './fake-embedder.js';
+import { noSearchPolicy } from './no-search-policy.js';
+
+export interface StoreContractOptions {
+  /** Creates one store for the whole suite; every test works in scopes of its own. */
+  createStore: () => Promise<MemoryStore>;
+}
+
+const ODD_TEXTS = [
+  "O'Brien said \"hi\"; DROP TABLE entries; -- & | ! :* ( )",
+  'Emoji 🧠🚀 and a family 👩‍👩‍👧 with skin tone 👍🏽',
+  'עברית מימין לשמאל and العربية',
+  '中文記憶 日本語のテキスト 한국어',
+  '  leading and trailing spaces  \n\ttabs and\nnewlines  ',
+  'back\\slash and percent % and underscore _',
+];
+
+const bm25 = { k1: 1.2, b: 0.75, delta: 0 };
+
+/** The MemoryStore contract: every adapter must pass it unchanged. */
+export function describeMemoryStoreContract(name: string, options: StoreContractOptions) {
+  describe(`MemoryStore contract: ${name}`, () => {
+    let store: MemoryStore;
+    let embedder: Embedder;
+    let service: MemoryService;
+    const scope = () => `contract-${randomUUID()}`;
+
+    beforeAll(async () => {
+      store = await options.createStore();
+      embedder = createFakeEmbedder();
+      await store.prepareEmbeddingProfile(embedder.profile);
+      service = new MemoryService({ store, embedder, retrievalPolicy: noSearchPolicy });
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    it('starts a scope at revision 1 and keeps one artifact id across revisions', async () => {
+      const scopeId = scope();
+      expect(await store.head(scopeId)).toBeUndefined();
+      const first = await service.remember(scopeId, { entries: [{ text: 'first note' }] });
+      const second = await service.remember(scopeId, { entries: [{ text: 'second note' }] });
+      expect(first.memory.revision).toBe(1);
+      expect(second.memory).toEqual({ artifactId: first.memory.artifactId, scopeId, revision: 2 });
+      expect(await store.head(scopeId)).toEqual(second.memory);
+      expect(await store.revisionExists(scopeId, 2)).toBe(true);
+      expect(await store.revisionExists(scopeId, 3)).toBe(false);
+    });
+
+    it('round-trips odd but valid text, sources and metadata exactly', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, {
+        entries: ODD_TEXTS.map((text, index) => ({
+          text,
+          kind: 'fact',
+          sources: [{ sourceId: `conv-${index}`, locator: `D1:${index}` }],
+          metadata: { at: '2023-05-08', nested: { list: [1, 'two', null, true] }, emoji: '🧠' },
+        })),
+      });
+      for (const [index, { entryId, status }] of written.entries.entries()) {
+        expect(status).toBe('created');
+        const { entry } = await service.get(scopeId, { entryId });
+        expect(entry.text).toBe(ODD_TEXTS[index]);
+        expect(entry.kind).toBe('fact');
+        expect(entry.sources).toEqual([{ sourceId: `conv-${index}`, locator: `D1:${index}` }]);
+        expect(entry.metadata).toEqual({ at: '2023-05-08', nested: { list: [1, 'two', null, true] }, emoji: '🧠' });
+        expect(entry.contentHash).toBe(contentHash('fact', ODD_TEXTS[index]!));
+        expect(entry.version).toBe(1);
+        expect(entry.previousVersionId).toBeNull();
+        expect(entry.revision).toBe(1);
+      }
+    });
+
+    it('does not store an exact active duplicate twice, within or across batches', async () => {
+      const scopeId = scope();
+      const first = await service.remember(scopeId, { entries: [{ text: 'same' }, { text: 'same' }, { text: 'other' }] });
+      expect(first.entries.map((e) => e.status)).toEqual(['created', 'duplicate', 'created']);
+      expect(first.entries[1]!.entryId).toBe(first.entries[0]!.entryId);
+      const again = await service.remember(scopeId, { entries: [{ text: 'same' }, { text: 'other' }] });
+      expect(again.entries.every((e) => e.status === 'duplicate')).toBe(true);
+      expect(again.memory.revision).toBe(1);
+      const page = await service.list(scopeId, {});
+      expect(page.entries).toHaveLength(2);
+      const sameKindDifferent = await service.remember(scopeId, { entries: [{ text: 'same', kind: 'fact' }] });
+      expect(sameKindDifferent.entries[0]!.status).toBe('created');
+    });
+
+    it('revises into a new immutable version and keeps the superseded one citable', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, { entries: [{ text: 'Alice lives in Paris' }] });
+      const { entryId, entryVersionId } = written.entries[0]!;
+      const revised = await service.revise(scopeId, { entryId, text: 'Alice lives in Berlin' });
+      expect(revised.status).toBe('created');
+      expect(revised.entry).toMatchObject({ entryId, version: 2, previousVersionId: entryVersionId, revision: 2 });
+      expect((await service.get(scopeId, { entryId })).entry.text).toBe('Alice lives in Berlin');
+      expect((await service.get(scopeId, { entryId, revision: 1 })).entry.text).toBe('Alice lives in Paris');
+      const old = await service.resolveCitation(scopeId, {
+        artifactId: written.memory.artifactId,
+        revision: 1,
+        entryId,
+        entryVersionId,
+      });
+      expect(old.entry.text).toBe('Alice lives in Paris');
+      expect(old.currentAtHead).toBe(false);
+      expect(await store.entryVersion(scopeId, entryVersionId)).toMatchObject({ text: 'Alice lives in Paris' });
+      const unchanged = await service.revise(scopeId, { entryId, text: 'Alice lives in Berlin' });
+      expect(unchanged.status).toBe('unchanged');
+      expect(unchanged.memory.revision).toBe(2);
+    });
+
+    it('forgets and reactivates through new versions', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, { entries: [{ text: 'temporary espresso fact' }, { text: 'kept' }] });
+      const entryId = written.entries[0]!.entryId;
+      const forgotten = await service.forget(scopeId, { entryId });
+      expect(forgotten.entry).toMatchObject({ state: 'inactive', version: 2 });
+      expect((await service.list(scopeId, {})).entries.map((e) => e.text)).toEqual(['kept']);
+      expect((await service.list(scopeId, { state: 'inactive' })).entries.map((e) => e.entryId)).toEqual([entryId]);
+      const lexical = await store.lexicalSearch({ scopeId, revision: forgotten.memory.revision, query: 'espresso', limit: 10, bm25 });
+      expect(lexical.candidates).toHaveLength(0);
+      expect((await service.forget(scopeId, { entryId })).status).toBe('unchanged');
+      const back = await service.reactivate(scopeId, { entryId });
+      expect(back.entry).toMatchObject({ state: 'active', version: 3, text: 'temporary espresso fact' });
+      const found = await store.lexicalSearch({ scopeId, revision: back.memory.revision, query: 'espresso', limit: 10, bm25 });
+      expect(found.candidates.map((c) => c.version.entryVersionId)).toEqual([back.entry.entryVersionId]);
+      expect((await store.vectorIndexState(scopeId, back.memory.revision, embedder.profile.id)).complete).toBe(true);
+    });
+
+    it('paginates entries on the revision of the first page, even when writes land in between', async () => {
+      const scopeId = scope();
+      await service.remember(scopeId, { entries: Array.from({ length: 7 }, (_, i) => ({ text: `page entry ${i}` })) });
+      const first = await service.list(scopeId, { limit: 3 });
+      await service.remember(scopeId, { entries: [{ text: 'arrived later' }] });
+      const second = await service.list(scopeId, { limit: 3, cursor: first.nextCursor! });
+      const third = await service.list(scopeId, { limit: 3, cursor: second.nextCursor! });
+      const seen = [...first.entries, ...second.entries, ...third.entries];
+      expect(third.nextCursor).toBeUndefined();
+      expect(seen).toHaveLength(7);
+      expect(new Set(seen.map((e) => e.entryId)).size).toBe(7);
+      expect(seen.some((e) => e.text === 'arrived later')).toBe(false);
+      expect(third.memory?.revision).toBe(1);
+    });
+
+    it('lists the changes between two revisions with their operations', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, { entries: [{ text: 'one' }, { text: 'two' }] });
+      const entryId = written.entries[0]!.entryId;
+      await service.revise(scopeId, { entryId, text: 'one, revised' });
+      await service.forget(scopeId, { entryId });
+      const all = await service.changes(scopeId, {});
+      expect(all.toRevision).toBe(3);
+      expect(all.changes.map((c) => [c.revision, c.operation])).toEqual([
+        [1, 'remember'],
+        [1, 'remember'],
+        [2, 'revise'],
+        [3, 'forget'],
+      ]);
+      const since = await service.changes(scopeId, { fromRevision: 1, limit: 1 });
+      expect(since.changes.map((c) => c.operation)).toEqual(['revise']);
+      const rest = await service.changes(scopeId, { cursor: since.nextCursor! });
+      expect(rest.changes.map((c) => c.operation)).toEqual(['forget']);
+      expect(rest.nextCursor).toBeUndefined();
+    });
+
+    it('refuses a stale compare-and-swap and writes nothing', async () => {
+      const scopeId = scope();
+      await service.remember(scopeId, { entries: [{ text: 'base' }] });
+      await expect(
+        store.write(scopeId, 0, async (tx) => tx.appendRevision('remember', [newVersion('stale write')])),
+      ).rejects.toMatchObject({ code: 'revision_conflict', retryable: true });
+      expect((await store.head(scopeId))?.revision).toBe(1);
+      expect((await service.list(scopeId, {})).entries.map((e) => e.text)).toEqual(['base']);
+    });
+
+    it('rolls back the whole write when the work fails after appending', async () => {
+      const scopeId = scope();
+      await service.remember(scopeId, { entries: [{ text: 'base' }] });
+      await expect(
+        store.write(scopeId, 1, async (tx) => {
+          await tx.appendRevision('remember', [newVersion('half written')]);
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect((await store.head(scopeId))?.revision).toBe(1);
+      expect(await store.revisionExists(scopeId, 2)).toBe(false);
+      expect((await service.list(scopeId, { state: 'all' })).entries).toHaveLength(1);
+    });
+
+    it('loses no update when writers race, in one process and across processes', async () => {
+      const scopeId = scope();
+      const other = new MemoryService({ store, embedder, retrievalPolicy: noSearchPolicy, maxWriteAttempts: 50 });
+      const writers = Array.from({ length: 16 }, (_, i) =>
+        (i % 2 === 0 ? service : other).remember(scopeId, { entries: [{ text: `racer ${i}` }] }),
+      );
+      const results = await Promise.all(writers);
+      expect(new Set(results.map((r) => r.memory.revision))).toEqual(new Set(Array.from({ length: 16 }, (_, i) => i + 1)));
+      const page = await service.list(scopeId, { limit: 100 });
+      expect(page.entries.map((e) => e.text).sort()).toEqual(Array.from({ length: 16 }, (_, i) => `racer ${i}`).sort());
+    });
+
+    it('retries a lost compare-and-swap a bounded number of times, then surfaces a typed error', async () => {
+      const scopeId = scope();
+      await service.remember(scopeId, { entries: [{ text: 'base' }] });
+      let staleReads = 0;
+      // Another process wrote between our head read and our write: the head we read is one behind.
+      const racedStore = new Proxy(store, {
+        get(target, property) {
+          if (property !== 'head') {
+            const value = Reflect.get(target, property);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (id: string) => {
+            const head = await target.head(id);
+            if (head && staleReads > 0) {
+              staleReads -= 1;
+              return { ...head, revision: head.revision - 1 };
+            }
+            return head;
+          };
+        },
+      });
+      const once = new MemoryService({ store: racedStore, embedder, retrievalPolicy: noSearchPolicy, maxWriteAttempts: 1 });
+      staleReads = 1;
+      await expect(once.remember(scopeId, { entries: [{ text: 'lost race' }] })).rejects.toMatchObject({
+        code: 'revision_conflict',
+        retryable: true,
+      });
+      expect((await store.head(scopeId))?.revision).toBe(1);
+      const thrice = new MemoryService({ store: racedStore, embedder, retrievalPolicy: noSearchPolicy, maxWriteAttempts: 3 });
+      staleReads = 2;
+      const won = await thrice.remember(scopeId, { entries: [{ text: 'won on the third attempt' }] });
+      expect(won.memory.revision).toBe(2);
+      expect(staleReads).toBe(0);
+    });
+
+    it('ranks lexical matches with BM25 inside the scope and at the requested revision', async () => {
+      const scopeId = scope();
+      const otherScope = scope();
+      await service.remember(otherScope, { entries: [{ text: 'marathon marathon marathon' }] });
+      const written = await service.remember(scopeId, {
+        entries: [
+          { text: 'Caroline ran a marathon in Boston' },
+          { text: 'Caroline likes painting' },
+          { text: 'Melanie went camping with Caroline' },
+        ],
+      });
+      const later = await service.remember(scopeId, { entries: [{ text: 'another marathon story' }] });
+      const atOne = await store.lexicalSearch({ scopeId, revision: 1, query: 'Caroline marathon', limit: 10, bm25 });
+      expect(atOne.queryTermCount).toBe(2);
+      expect(atOne.candidates[0]?.version.entryId).toBe(written.entries[0]!.entryId);
+      expect(atOne.candidates[0]?.matchedTerms).toBe(2);
+      expect(atOne.candidates.map((c) => c.rank)).toEqual(atOne.candidates.map((_, i) => i + 1));
+      expect(atOne.candidates).toHaveLength(3);
+      const scores = atOne.candidates.map((c) => c.score);
+      expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+      const atTwo = await store.lexicalSearch({ scopeId, revision: later.memory.revision, query: 'marathon', limit: 10, bm25 });
+      expect(atTwo.candidates).toHaveLength(2);
+      const none = await store.lexicalSearch({ scopeId, revision: 2, query: 'the of and', limit: 10, bm25 });
+      expect(none).toEqual({ queryTermCount: 0, candidates: [] });
+    });
+
+    it('orders vector matches by cosine similarity within one profile and tracks index completeness', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, {
+        entries: [{ text: 'apple banana cherry' }, { text: 'apple banana' }, { text: 'zebra' }],
+      });
+      const [query] = await embedder.embed(['apple banana cherry']);
+      const hits = await store.vectorSearch({ scopeId, revision: 1, profileId: embedder.profile.id, vector: query!, limit: 10 });
+      expect(hits.map((h) => h.version.entryId)).toEqual(written.entries.map((e) => e.entryId));
+      expect(hits[0]!.score).toBeCloseTo(1, 5);
+      expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+      expect(
+        await store.vectorSearch({ scopeId, revision: 1, profileId: 'another.profile', vector: query!, limit: 10 }),
+      ).toEqual([]);
+      expect(await store.vectorIndexState(scopeId, 1, 'another.profile')).toEqual({
+        profileId: 'another.profile',
+        missing: 3,
+        complete: false,
+      });
+      const missing = await store.versionsMissingEmbedding(scopeId, 'another.profile', 2);
+      expect(missing).toHaveLength(2);
+      await store.putEmbeddings(
+        scopeId,
+        'another.profile',
+        missing.map((v) => ({ entryVersionId: v.entryVersionId, vector: [1, 0, 0] })),
+      );
+      expect((await store.vectorIndexState(scopeId, 1, 'another.profile')).missing).toBe(1);
+    });
+
+    it('rejects bad input with a typed error naming the field, and writes nothing', async () => {
+      const scopeId = scope();
+      await expect(service.remember(scopeId, { entries: [{ text: 'ok' }, { text: 'nul\u0000byte' }] })).rejects.toMatchObject({
+        code: 'invalid_request',
+        issues: [{ field: 'entries.1.text', rule: 'text must not contain NUL (U+0000)' }],
+      });
+      await expect(service.remember(scopeId, { entries: [] })).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(service.remember(scopeId, { entries: [{ text: '\ud800 lone' }] })).rejects.toMatchObject({
+        issues: [{ field: 'entries.0.text' }],
+      });
+      expect(await store.head(scopeId)).toBeUndefined();
+    });
+  });
+}
+
+function newVersion(text: string): NewEntryVersion {
+  return {
+    entryId: randomUUID(),
+    entryVersionId: randomUUID(),
+    version: 1,
+    previousVersionId: null,
+    kind: 'note',
+    text,
+    contentHash: contentHash('note', text),
+    sources: [],
+    metadata: {},
+    state: 'active',
+  };
+}
