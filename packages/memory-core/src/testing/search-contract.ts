@@ -107,6 +107,7 @@ export function describeSearchContract(name: string, options: SearchContractOpti
         code: 'capability_unavailable',
         capability: 'vector_index',
       });
+      await store.prepareEmbeddingProfile(newProfile.profile);
       expect(await switched.reembed(scopeId)).toBe(CONVERSATION.length);
       expect((await switched.search(scopeId, { query: 'painting' })).mode).toBe('hybrid');
     });

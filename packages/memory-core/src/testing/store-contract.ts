@@ -283,6 +283,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         missing: 3,
         complete: false,
       });
+      await store.prepareEmbeddingProfile({ id: 'another.profile', dimension: 3, normalization: 'l2', minCosine: 0 });
       const missing = await store.versionsMissingEmbedding(scopeId, 'another.profile', 2);
       expect(missing).toHaveLength(2);
       await store.putEmbeddings(

@@ -1,0 +1,65 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './database.js';
+import { migrateToLatest } from './migrate.js';
+import { createPGliteDialect } from './pglite/pglite-driver.js';
+import { openPGlite } from './pglite/open-pglite.js';
+import { PostgresMemoryStore } from './postgres-memory-store.js';
+import { guardStoreErrors } from './store-errors.js';
+
+export interface StoreOptions {
+  /** PostgreSQL text search configuration used to index and query, default `english`. Fixed per database. */
+  textSearchConfig?: string;
+}
+
+export interface PGliteStoreOptions extends StoreOptions {
+  /** Directory to persist to; omit for an in-memory database (tests). */
+  dataDir?: string;
+}
+
+export interface PostgresStoreOptions extends StoreOptions {
+  connectionString: string;
+  /** Pool size, default 10. */
+  maxConnections?: number;
+}
+
+const ITERATIVE_SCAN = 'SET hnsw.iterative_scan = strict_order';
+
+/** The embedded default: PGlite with pgvector, migrated, one process per data directory. */
+export async function createPGliteMemoryStore(options: PGliteStoreOptions = {}): Promise<PostgresMemoryStore> {
+  const textSearchConfig = options.textSearchConfig ?? 'english';
+  const { pglite, release } = await openPGlite(options.dataDir);
+  try {
+    await pglite.exec(ITERATIVE_SCAN);
+    const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
+    await migrateToLatest(db, textSearchConfig);
+    return new PostgresMemoryStore({ db, textSearchConfig, onClose: release });
+  } catch (error) {
+    await pglite.close().catch(() => {});
+    release();
+    throw error;
+  }
+}
+
+/** PostgreSQL + pgvector through a `pg` pool; migrates on open. */
+export async function createPostgresMemoryStore(options: PostgresStoreOptions): Promise<PostgresMemoryStore> {
+  const textSearchConfig = options.textSearchConfig ?? 'english';
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: 5_000,
+  });
+  pool.on('connect', (client) => {
+    client.query(ITERATIVE_SCAN).catch(() => {});
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await guardStoreErrors(() => migrateToLatest(db, textSearchConfig));
+    return new PostgresMemoryStore({ db, textSearchConfig });
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}

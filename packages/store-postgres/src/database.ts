@@ -1,0 +1,40 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Table shapes as kysely sees them. Every table is prefixed `pc_` to share a database politely. */
+export interface Database {
+  pc_settings: { key: string; value: string };
+  pc_memories: { scope_id: string; artifact_id: string; head_revision: number; created_at: Generated<Date> };
+  pc_revisions: {
+    artifact_id: string;
+    revision: number;
+    operation: string;
+    created_at: Generated<Date>;
+  };
+  pc_entry_versions: {
+    entry_version_id: string;
+    scope_id: string;
+    entry_id: string;
+    version: number;
+    previous_version_id: string | null;
+    kind: string;
+    text: string;
+    content_hash: string;
+    revision: number;
+    superseded_revision: number | null;
+    operation: string;
+    sources: ColumnType<unknown, string, string>;
+    metadata: ColumnType<unknown, string, string>;
+    state: 'active' | 'inactive';
+    lexical_length: number;
+    created_at: Generated<Date>;
+  };
+  pc_postings: { scope_id: string; lexeme: string; entry_version_id: string; tf: number };
+  pc_embedding_profiles: {
+    profile_id: string;
+    dimension: number;
+    normalization: string;
+    min_cosine: number;
+    created_at: Generated<Date>;
+  };
+  pc_embeddings: { entry_version_id: string; profile_id: string; scope_id: string; embedding: string };
+}

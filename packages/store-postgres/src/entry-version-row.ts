@@ -1,0 +1,49 @@
+import type { EntryVersion, JsonValue, SourceRef } from '@powercontext/memory-core';
+import { sql } from 'kysely';
+
+/** The columns that make an EntryVersion, selected as `v.*`-style raw SQL. */
+export const ENTRY_VERSION_COLUMNS = sql.raw(
+  'v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, v.content_hash, v.revision, v.sources, v.metadata, v.state, v.created_at, v.operation',
+);
+
+export interface EntryVersionRow {
+  entry_version_id: string;
+  entry_id: string;
+  version: number;
+  previous_version_id: string | null;
+  kind: string;
+  text: string;
+  content_hash: string;
+  revision: number;
+  sources: unknown;
+  metadata: unknown;
+  state: 'active' | 'inactive';
+  created_at: Date | string;
+  operation: string;
+}
+
+export function toEntryVersion(row: EntryVersionRow): EntryVersion {
+  return {
+    entryId: row.entry_id,
+    entryVersionId: row.entry_version_id,
+    version: row.version,
+    previousVersionId: row.previous_version_id,
+    kind: row.kind,
+    text: row.text,
+    contentHash: row.content_hash,
+    revision: row.revision,
+    sources: parseJson(row.sources) as SourceRef[],
+    metadata: parseJson(row.metadata) as Record<string, JsonValue>,
+    state: row.state,
+    createdAt: (row.created_at instanceof Date ? row.created_at : new Date(row.created_at)).toISOString(),
+  };
+}
+
+function parseJson(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
+/** `v` is live at `revision`: created at or before it and not yet superseded then. */
+export function liveAt(scopeId: string, revision: number) {
+  return sql`v.scope_id = ${scopeId} AND v.revision <= ${revision} AND (v.superseded_revision IS NULL OR v.superseded_revision > ${revision})`;
+}

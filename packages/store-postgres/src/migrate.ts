@@ -1,0 +1,43 @@
+import { StoreIncompatibleError, StoreUnavailableError } from '@powercontext/memory-core';
+import { type Kysely, Migrator, sql } from 'kysely';
+import type { Database } from './database.js';
+import { memoryMigrations } from './migrations/migrations.js';
+import { isUnavailable } from './store-errors.js';
+
+const TEXT_SEARCH_CONFIG = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * Brings the schema to the latest migration, then records the text search configuration on first use
+ * and refuses a different one later (the lexical index would no longer match the queries).
+ */
+export async function migrateToLatest(db: Kysely<Database>, textSearchConfig: string): Promise<void> {
+  if (!TEXT_SEARCH_CONFIG.test(textSearchConfig)) {
+    throw new StoreIncompatibleError(`textSearchConfig "${textSearchConfig}" is not a valid configuration name`);
+  }
+  const { error, results } = await new Migrator({ db, provider: memoryMigrations }).migrateToLatest();
+  if (error) {
+    if (isUnavailable(error)) throw new StoreUnavailableError('The database is unavailable', { cause: error });
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
+    throw new StoreIncompatibleError(`Migration ${failed} failed: ${(error as Error).message}`, { cause: error });
+  }
+  const known = await sql<{ exists: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = ${textSearchConfig}) AS exists`.execute(db);
+  if (!known.rows[0]?.exists) {
+    throw new StoreIncompatibleError(`PostgreSQL has no text search configuration "${textSearchConfig}"`);
+  }
+  await db
+    .insertInto('pc_settings')
+    .values({ key: 'text_search_config', value: textSearchConfig })
+    .onConflict((conflict) => conflict.column('key').doNothing())
+    .execute();
+  const stored = await db
+    .selectFrom('pc_settings')
+    .select('value')
+    .where('key', '=', 'text_search_config')
+    .executeTakeFirstOrThrow();
+  if (stored.value !== textSearchConfig) {
+    throw new StoreIncompatibleError(
+      `This database indexes text with the "${stored.value}" configuration; it cannot be opened with "${textSearchConfig}"`,
+    );
+  }
+}

@@ -1,0 +1,82 @@
+import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+
+const MEMORY_MODEL_DDL = [
+  `CREATE TABLE pc_settings (key text PRIMARY KEY, value text NOT NULL)`,
+  `CREATE TABLE pc_memories (
+  scope_id text PRIMARY KEY,
+  artifact_id uuid NOT NULL UNIQUE,
+  head_revision integer NOT NULL CHECK (head_revision >= 1),
+  created_at timestamptz NOT NULL DEFAULT now()
+)`,
+  `CREATE TABLE pc_revisions (
+  artifact_id uuid NOT NULL REFERENCES pc_memories (artifact_id),
+  revision integer NOT NULL,
+  operation text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (artifact_id, revision)
+)`,
+  `CREATE TABLE pc_entry_versions (
+  entry_version_id uuid PRIMARY KEY,
+  scope_id text NOT NULL REFERENCES pc_memories (scope_id),
+  entry_id uuid NOT NULL,
+  version integer NOT NULL CHECK (version >= 1),
+  previous_version_id uuid REFERENCES pc_entry_versions (entry_version_id),
+  kind text NOT NULL,
+  text text NOT NULL,
+  content_hash text NOT NULL,
+  revision integer NOT NULL,
+  superseded_revision integer,
+  operation text NOT NULL,
+  sources jsonb NOT NULL,
+  metadata jsonb NOT NULL,
+  state text NOT NULL CHECK (state IN ('active', 'inactive')),
+  search_vector tsvector NOT NULL,
+  lexical_length integer NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (entry_id, version)
+)`,
+  `CREATE INDEX pc_entry_versions_scope_entry ON pc_entry_versions (scope_id, entry_id, revision)`,
+  `CREATE INDEX pc_entry_versions_scope_revision ON pc_entry_versions (scope_id, revision, entry_version_id)`,
+  `CREATE INDEX pc_entry_versions_current_hash ON pc_entry_versions (scope_id, content_hash)
+  WHERE superseded_revision IS NULL AND state = 'active'`,
+  `CREATE INDEX pc_entry_versions_search ON pc_entry_versions USING gin (search_vector)`,
+  `CREATE TABLE pc_postings (
+  scope_id text NOT NULL,
+  lexeme text NOT NULL,
+  entry_version_id uuid NOT NULL REFERENCES pc_entry_versions (entry_version_id),
+  tf integer NOT NULL,
+  PRIMARY KEY (scope_id, lexeme, entry_version_id)
+)`,
+  `CREATE TABLE pc_embedding_profiles (
+  profile_id text PRIMARY KEY,
+  dimension integer NOT NULL CHECK (dimension > 0),
+  normalization text NOT NULL,
+  min_cosine double precision NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+)`,
+  `CREATE TABLE pc_embeddings (
+  entry_version_id uuid NOT NULL REFERENCES pc_entry_versions (entry_version_id),
+  profile_id text NOT NULL REFERENCES pc_embedding_profiles (profile_id),
+  scope_id text NOT NULL,
+  embedding vector NOT NULL,
+  PRIMARY KEY (entry_version_id, profile_id)
+)`,
+  `CREATE INDEX pc_embeddings_scope_profile ON pc_embeddings (scope_id, profile_id)`,
+];
+
+/**
+ * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
+ * migration: add a new one.
+ */
+const migrations: Record<string, Migration> = {
+  '0001_memory_model': {
+    async up(db: Kysely<unknown>) {
+      await sql`CREATE EXTENSION IF NOT EXISTS vector`.execute(db);
+      for (const statement of MEMORY_MODEL_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+};
+
+export const memoryMigrations: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MemoryService } from '@powercontext/memory-core';
+import { createFakeEmbedder } from '@powercontext/memory-core/testing';
+import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPGliteMemoryStore, createPostgresMemoryStore } from './create-store.js';
+
+const directories: string[] = [];
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+/** Opens the data directory from another Node process through the built package, as a second server would. */
+function openInChildProcess(dataDir: string): Promise<{ code: number | null; stderr: string }> {
+  const script = `import('@powercontext/store-postgres').then((m) => m.createPGliteMemoryStore({ dataDir: process.argv[1] }))
+    .then(async (s) => { await s.close(); }, (e) => { console.error(e.message); process.exit(3); });`;
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script, dataDir], { cwd: packageDir }, (error, _stdout, stderr) =>
+      resolve({ code: error ? (error.code as number) : 0, stderr }),
+    );
+  });
+}
+const freshDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pc-pglite-'));
+  directories.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('PGlite on disk', () => {
+  it('persists revisions across a reopen and refuses a second opener while open', async () => {
+    const dataDir = freshDir();
+    const store = await createPGliteMemoryStore({ dataDir });
+    const embedder = createFakeEmbedder();
+    await store.prepareEmbeddingProfile(embedder.profile);
+    const service = new MemoryService({ store, embedder, retrievalPolicy: createRrfRetrievalPolicy() });
+    const written = await service.remember('scope', { entries: [{ text: 'kept on disk' }] });
+
+    await expect(createPGliteMemoryStore({ dataDir })).rejects.toMatchObject({
+      code: 'store_incompatible',
+      message: expect.stringContaining('already open in this process') as unknown as string,
+    });
+    const other = await openInChildProcess(dataDir);
+    expect(other.code).not.toBe(0);
+    expect(other.stderr).toContain(`in use by process ${process.pid}`);
+    await store.close();
+
+    const reopened = await createPGliteMemoryStore({ dataDir });
+    try {
+      expect(await reopened.head('scope')).toEqual(written.memory);
+      const again = new MemoryService({ store: reopened, embedder, retrievalPolicy: createRrfRetrievalPolicy() });
+      const result = await again.search('scope', { query: 'disk', mode: 'hybrid' });
+      expect(result.hits.map((hit) => hit.text)).toEqual(['kept on disk']);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('takes over a lock left by a process that no longer runs', async () => {
+    const dataDir = freshDir();
+    writeFileSync(join(dataDir, 'powercontext.lock'), '999999999\n');
+    const store = await createPGliteMemoryStore({ dataDir });
+    expect(readFileSync(join(dataDir, 'powercontext.lock'), 'utf8').trim()).toBe(String(process.pid));
+    await store.close();
+  });
+
+  it('refuses a data directory written by another PGlite version, with a message', async () => {
+    const dataDir = freshDir();
+    writeFileSync(join(dataDir, 'powercontext.json'), JSON.stringify({ format: 1, pgliteVersion: '0.4.0' }));
+    await expect(createPGliteMemoryStore({ dataDir })).rejects.toMatchObject({
+      code: 'store_incompatible',
+      message: expect.stringMatching(/written by PGlite 0\.4\.0.*not compatible on disk/) as unknown as string,
+    });
+    // The failed open released its lock: a correct manifest opens fine afterwards.
+    rmSync(join(dataDir, 'powercontext.json'));
+    const store = await createPGliteMemoryStore({ dataDir });
+    await store.close();
+  });
+
+  it('refuses to reopen with a different text search configuration', async () => {
+    const dataDir = freshDir();
+    await (await createPGliteMemoryStore({ dataDir })).close();
+    await expect(createPGliteMemoryStore({ dataDir, textSearchConfig: 'simple' })).rejects.toMatchObject({
+      code: 'store_incompatible',
+      message: expect.stringContaining('"english"') as unknown as string,
+    });
+  });
+});
+
+describe('PostgreSQL unreachable', () => {
+  it('fails fast with the typed, retryable store_unavailable error', async () => {
+    await expect(
+      createPostgresMemoryStore({ connectionString: 'postgres://postgres@127.0.0.1:1/none' }),
+    ).rejects.toMatchObject({ code: 'store_unavailable', retryable: true });
+  });
+});

@@ -1,0 +1,59 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { StoreIncompatibleError } from '@powercontext/memory-core';
+import { DataDirLock } from './data-dir-lock.js';
+
+export interface OpenedPGlite {
+  pglite: PGlite;
+  /** Releases the lock file; call after the database is closed. */
+  release(): void;
+}
+
+interface DataDirManifest {
+  format: 1;
+  pgliteVersion: string;
+}
+
+/** The installed PGlite version: minor versions are not compatible on disk. */
+export function installedPGliteVersion(): string {
+  const entry = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));
+  let directory = dirname(entry);
+  while (!existsSync(join(directory, 'package.json'))) directory = dirname(directory);
+  return (JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * Opens (creating if needed) a PGlite database with pgvector. `dataDir` undefined means in memory.
+ * On disk the layout is `<dataDir>/pglite` (PostgreSQL files), `<dataDir>/powercontext.json`
+ * (the PGlite version that wrote them) and `<dataDir>/powercontext.lock` (held while open).
+ */
+export async function openPGlite(dataDir: string | undefined): Promise<OpenedPGlite> {
+  if (dataDir === undefined) {
+    return { pglite: await PGlite.create({ extensions: { vector } }), release: () => {} };
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const lock = DataDirLock.acquire(join(dataDir, 'powercontext.lock'));
+  try {
+    const version = installedPGliteVersion();
+    const manifestPath = join(dataDir, 'powercontext.json');
+    if (existsSync(manifestPath)) {
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as DataDirManifest;
+      if (manifest.pgliteVersion !== version) {
+        throw new StoreIncompatibleError(
+          `The data directory ${dataDir} was written by PGlite ${manifest.pgliteVersion}, but this build runs PGlite ${version}; ` +
+            'PGlite versions are not compatible on disk. Export with the old version or use a new data directory.',
+        );
+      }
+    } else {
+      writeFileSync(manifestPath, `${JSON.stringify({ format: 1, pgliteVersion: version } satisfies DataDirManifest)}\n`);
+    }
+    const pglite = await PGlite.create({ dataDir: join(dataDir, 'pglite'), extensions: { vector } });
+    return { pglite, release: () => lock.release() };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}

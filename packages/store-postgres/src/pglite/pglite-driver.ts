@@ -1,0 +1,130 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+} from 'kysely';
+
+const ROLLBACK = Symbol('rollback');
+
+/**
+ * A kysely driver for PGlite's single connection. Transactions run inside `pglite.transaction()`, never
+ * as raw BEGIN/COMMIT, and the connection is handed out one caller at a time, so a query from another
+ * caller can never land inside someone else's open transaction.
+ */
+class PGliteDriver implements Driver {
+  readonly #pglite: PGlite;
+  #tail: Promise<void> = Promise.resolve();
+  readonly #releases = new WeakMap<PGliteConnection, () => void>();
+
+  constructor(pglite: PGlite) {
+    this.#pglite = pglite;
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.#tail;
+    let release!: () => void;
+    this.#tail = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    const connection = new PGliteConnection(this.#pglite);
+    this.#releases.set(connection, release);
+    return connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PGliteConnection).begin();
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PGliteConnection).finish(true);
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PGliteConnection).finish(false);
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.#releases.get(connection as PGliteConnection)?.();
+  }
+
+  async destroy(): Promise<void> {
+    await this.#tail;
+    if (!this.#pglite.closed) await this.#pglite.close();
+  }
+}
+
+class PGliteConnection implements DatabaseConnection {
+  readonly #pglite: PGlite;
+  #transaction?: Transaction;
+  #settle?: { commit: () => void; rollback: () => void };
+  #done?: Promise<unknown>;
+
+  constructor(pglite: PGlite) {
+    this.#pglite = pglite;
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const target = this.#transaction ?? this.#pglite;
+    const result = await target.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
+    return {
+      rows: result.rows,
+      ...(result.affectedRows === undefined ? {} : { numAffectedRows: BigInt(result.affectedRows) }),
+    };
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered by this driver.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('PGlite driver does not support streaming queries');
+  }
+
+  begin(): Promise<void> {
+    return new Promise<void>((ready, failed) => {
+      this.#done = this.#pglite
+        .transaction(
+          (transaction) =>
+            new Promise<void>((commit, rollback) => {
+              this.#transaction = transaction;
+              this.#settle = { commit, rollback: () => rollback(ROLLBACK) };
+              ready();
+            }),
+        )
+        .catch((error: unknown) => {
+          if (error !== ROLLBACK) throw error;
+        });
+      this.#done.catch(failed);
+    });
+  }
+
+  async finish(commit: boolean): Promise<void> {
+    const settle = this.#settle;
+    this.#settle = undefined;
+    if (commit) settle?.commit();
+    else settle?.rollback();
+    try {
+      await this.#done;
+    } finally {
+      this.#transaction = undefined;
+      this.#done = undefined;
+    }
+  }
+}
+
+/** A kysely dialect over an open PGlite instance. */
+export function createPGliteDialect(pglite: PGlite): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new PGliteDriver(pglite),
+    createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}

@@ -1,0 +1,401 @@
+import {
+  type ChannelCandidate,
+  type EmbeddingProfile,
+  type EmbeddingToStore,
+  type EntryVersion,
+  type LexicalSearchQuery,
+  type LexicalSearchResult,
+  type ListChangesQuery,
+  type ListEntriesQuery,
+  type MemoryRef,
+  type MemoryStore,
+  type MemoryWriteTransaction,
+  type NewEntryVersion,
+  type RevisionChange,
+  RevisionConflictError,
+  type RevisionOperation,
+  type VectorIndexState,
+  type VectorSearchQuery,
+} from '@powercontext/memory-core';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from './database.js';
+import { ENTRY_VERSION_COLUMNS, type EntryVersionRow, liveAt, toEntryVersion } from './entry-version-row.js';
+import { guardStoreErrors } from './store-errors.js';
+import { toVectorLiteral } from './vector-literal.js';
+
+export interface PostgresMemoryStoreOptions {
+  db: Kysely<Database>;
+  /** PostgreSQL text search configuration for the lexical index, e.g. `english`. */
+  textSearchConfig: string;
+  /** Runs after the database is destroyed (e.g. releasing a lock file). */
+  onClose?: () => Promise<void> | void;
+}
+
+/** The MemoryStore port on PostgreSQL-compatible databases (PostgreSQL through `pg`, or PGlite). */
+export class PostgresMemoryStore implements MemoryStore {
+  readonly #db: Kysely<Database>;
+  readonly #config: string;
+  readonly #onClose: (() => Promise<void> | void) | undefined;
+
+  constructor(options: PostgresMemoryStoreOptions) {
+    this.#db = options.db;
+    this.#config = options.textSearchConfig;
+    this.#onClose = options.onClose;
+  }
+
+  head(scopeId: string): Promise<MemoryRef | undefined> {
+    return guardStoreErrors(async () => {
+      const row = await this.#db
+        .selectFrom('pc_memories')
+        .select(['artifact_id', 'head_revision'])
+        .where('scope_id', '=', scopeId)
+        .executeTakeFirst();
+      return row ? { artifactId: row.artifact_id, scopeId, revision: row.head_revision } : undefined;
+    });
+  }
+
+  write<T>(scopeId: string, expectedRevision: number, work: (tx: MemoryWriteTransaction) => Promise<T>): Promise<T> {
+    return guardStoreErrors(() =>
+      this.#db.transaction().execute(async (trx) => {
+        const memory = await trx
+          .selectFrom('pc_memories')
+          .select(['artifact_id', 'head_revision'])
+          .where('scope_id', '=', scopeId)
+          .forUpdate()
+          .executeTakeFirst();
+        if ((memory?.head_revision ?? 0) !== expectedRevision) throw new RevisionConflictError(scopeId, expectedRevision);
+        let appended = false;
+        return work({
+          findActiveByContentHash: (hashes) => this.#findActiveByHash(trx, scopeId, expectedRevision, hashes),
+          currentVersion: async (entryId) =>
+            (await this.#entryAt(trx, scopeId, entryId, expectedRevision)) ?? undefined,
+          appendRevision: async (operation, versions) => {
+            if (appended) throw new Error('appendRevision may be called once per write');
+            appended = true;
+            return this.#appendRevision(trx, scopeId, memory?.artifact_id, expectedRevision, operation, versions);
+          },
+        });
+      }),
+    );
+  }
+
+  async #appendRevision(
+    trx: Transaction<Database>,
+    scopeId: string,
+    artifactId: string | undefined,
+    expectedRevision: number,
+    operation: RevisionOperation,
+    versions: readonly NewEntryVersion[],
+  ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }> {
+    const revision = expectedRevision + 1;
+    let artifact = artifactId;
+    if (artifact === undefined) {
+      const created = await trx
+        .insertInto('pc_memories')
+        .values({ scope_id: scopeId, artifact_id: crypto.randomUUID(), head_revision: revision })
+        .onConflict((conflict) => conflict.doNothing())
+        .returning('artifact_id')
+        .executeTakeFirst();
+      if (!created) throw new RevisionConflictError(scopeId, expectedRevision);
+      artifact = created.artifact_id;
+    } else {
+      const moved = await trx
+        .updateTable('pc_memories')
+        .set({ head_revision: revision })
+        .where('scope_id', '=', scopeId)
+        .where('head_revision', '=', expectedRevision)
+        .executeTakeFirst();
+      if (moved.numUpdatedRows !== 1n) throw new RevisionConflictError(scopeId, expectedRevision);
+    }
+    await trx.insertInto('pc_revisions').values({ artifact_id: artifact, revision, operation }).execute();
+
+    const superseded = versions.flatMap((v) => (v.previousVersionId ? [v.previousVersionId] : []));
+    if (superseded.length > 0) {
+      await trx
+        .updateTable('pc_entry_versions')
+        .set({ superseded_revision: revision })
+        .where('entry_version_id', 'in', superseded)
+        .execute();
+    }
+    const rows = versions.map((v) => ({
+      entry_version_id: v.entryVersionId,
+      entry_id: v.entryId,
+      version: v.version,
+      previous_version_id: v.previousVersionId,
+      kind: v.kind,
+      text: v.text,
+      content_hash: v.contentHash,
+      sources: v.sources,
+      metadata: v.metadata,
+      state: v.state,
+    }));
+    const inserted = await sql<EntryVersionRow>`
+      INSERT INTO pc_entry_versions AS v (entry_version_id, scope_id, entry_id, version, previous_version_id, kind, text,
+        content_hash, revision, operation, sources, metadata, state, search_vector, lexical_length)
+      SELECT r.entry_version_id, ${scopeId}, r.entry_id, r.version, r.previous_version_id, r.kind, r.text, r.content_hash,
+        ${revision}, ${operation}, r.sources, r.metadata, r.state, d.search_vector,
+        (SELECT coalesce(sum(coalesce(array_length(t.positions, 1), 1)), 0) FROM unnest(d.search_vector) t)
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(entry_version_id uuid, entry_id uuid, version integer,
+        previous_version_id uuid, kind text, text text, content_hash text, sources jsonb, metadata jsonb, state text)
+      CROSS JOIN LATERAL (
+        SELECT CASE WHEN r.state = 'active' THEN to_tsvector(${this.#config}::regconfig, r.text) ELSE ''::tsvector END AS search_vector
+      ) d
+      RETURNING ${ENTRY_VERSION_COLUMNS}`.execute(trx);
+    await sql`
+      INSERT INTO pc_postings (scope_id, lexeme, entry_version_id, tf)
+      SELECT v.scope_id, t.lexeme, v.entry_version_id, coalesce(array_length(t.positions, 1), 1)
+      FROM pc_entry_versions v CROSS JOIN LATERAL unnest(v.search_vector) t
+      WHERE v.entry_version_id = ANY(${versions.map((v) => v.entryVersionId)}::uuid[])`.execute(trx);
+    const embeddings = versions.flatMap((v) =>
+      v.embedding && v.state === 'active'
+        ? [{ entryVersionId: v.entryVersionId, profileId: v.embedding.profileId, vector: v.embedding.vector }]
+        : [],
+    );
+    if (embeddings.length > 0) await this.#insertEmbeddings(trx, scopeId, embeddings);
+
+    const byId = new Map(inserted.rows.map((row) => [row.entry_version_id, toEntryVersion(row)]));
+    return {
+      memory: { artifactId: artifact, scopeId, revision },
+      versions: versions.map((v) => byId.get(v.entryVersionId)!),
+    };
+  }
+
+  async #insertEmbeddings(
+    db: Kysely<Database>,
+    scopeId: string,
+    embeddings: readonly { entryVersionId: string; profileId: string; vector: readonly number[] }[],
+  ) {
+    await db
+      .insertInto('pc_embeddings')
+      .values(
+        embeddings.map((e) => ({
+          entry_version_id: e.entryVersionId,
+          profile_id: e.profileId,
+          scope_id: scopeId,
+          embedding: toVectorLiteral(e.vector),
+        })),
+      )
+      .onConflict((conflict) => conflict.columns(['entry_version_id', 'profile_id']).doNothing())
+      .execute();
+  }
+
+  async #findActiveByHash(db: Kysely<Database>, scopeId: string, revision: number, hashes: readonly string[]) {
+    if (hashes.length === 0) return new Map<string, EntryVersion>();
+    const { rows } = await sql<EntryVersionRow>`
+      SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+      WHERE ${liveAt(scopeId, revision)} AND v.state = 'active' AND v.content_hash = ANY(${[...hashes]}::text[])`.execute(db);
+    return new Map(rows.map((row) => [row.content_hash, toEntryVersion(row)]));
+  }
+
+  async #entryAt(db: Kysely<Database>, scopeId: string, entryId: string, revision: number) {
+    const { rows } = await sql<EntryVersionRow>`
+      SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+      WHERE ${liveAt(scopeId, revision)} AND v.entry_id = ${entryId}::uuid`.execute(db);
+    return rows[0] ? toEntryVersion(rows[0]) : undefined;
+  }
+
+  revisionExists(scopeId: string, revision: number): Promise<boolean> {
+    return guardStoreErrors(async () => {
+      const row = await this.#db
+        .selectFrom('pc_revisions as r')
+        .innerJoin('pc_memories as m', 'm.artifact_id', 'r.artifact_id')
+        .select('r.revision')
+        .where('m.scope_id', '=', scopeId)
+        .where('r.revision', '=', revision)
+        .executeTakeFirst();
+      return row !== undefined;
+    });
+  }
+
+  entryAt(scopeId: string, entryId: string, revision: number) {
+    return guardStoreErrors(() => this.#entryAt(this.#db, scopeId, entryId, revision));
+  }
+
+  entryVersion(scopeId: string, entryVersionId: string) {
+    return guardStoreErrors(async () => {
+      const { rows } = await sql<EntryVersionRow>`
+        SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+        WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ${entryVersionId}::uuid`.execute(this.#db);
+      return rows[0] ? toEntryVersion(rows[0]) : undefined;
+    });
+  }
+
+  listEntries(query: ListEntriesQuery) {
+    return guardStoreErrors(async () => {
+      const { rows } = await sql<EntryVersionRow>`
+        SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+        WHERE ${liveAt(query.scopeId, query.revision)}
+          ${query.state === 'all' ? sql`` : sql`AND v.state = ${query.state}`}
+          ${query.afterEntryId === undefined ? sql`` : sql`AND v.entry_id > ${query.afterEntryId}::uuid`}
+        ORDER BY v.entry_id LIMIT ${query.limit}`.execute(this.#db);
+      return rows.map(toEntryVersion);
+    });
+  }
+
+  listChanges(query: ListChangesQuery): Promise<RevisionChange[]> {
+    return guardStoreErrors(async () => {
+      const after = query.after;
+      const { rows } = await sql<EntryVersionRow>`
+        SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+        WHERE v.scope_id = ${query.scopeId} AND v.revision > ${query.fromRevision} AND v.revision <= ${query.toRevision}
+          ${after ? sql`AND (v.revision, v.entry_version_id) > (${after.revision}, ${after.entryVersionId}::uuid)` : sql``}
+        ORDER BY v.revision, v.entry_version_id LIMIT ${query.limit}`.execute(this.#db);
+      return rows.map((row) => ({
+        revision: row.revision,
+        operation: row.operation as RevisionOperation,
+        version: toEntryVersion(row),
+      }));
+    });
+  }
+
+  lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
+    return guardStoreErrors(async () => {
+      const { k1, b, delta } = query.bm25;
+      // BM25 over the postings of live entries: idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
+      // tf part = tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl)) + delta, summed over matched query lexemes.
+      const { rows } = await sql<EntryVersionRow & { score: number; matched_terms: number; query_terms: number }>`
+        WITH q AS (
+          SELECT DISTINCT t.lexeme FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t
+        ), live AS (
+          SELECT v.entry_version_id, v.lexical_length FROM pc_entry_versions v
+          WHERE ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
+        ), stats AS (
+          SELECT count(*)::float8 AS n, coalesce(avg(lexical_length), 0)::float8 AS avgdl FROM live
+        ), matches AS (
+          SELECT p.lexeme, p.entry_version_id, p.tf::float8 AS tf, live.lexical_length::float8 AS len
+          FROM pc_postings p JOIN live USING (entry_version_id)
+          WHERE p.scope_id = ${query.scopeId} AND p.lexeme IN (SELECT lexeme FROM q)
+        ), df AS (
+          SELECT lexeme, count(*)::float8 AS df FROM matches GROUP BY lexeme
+        ), scored AS (
+          SELECT m.entry_version_id,
+            sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
+              * (m.tf * (${k1}::float8 + 1) / (m.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * m.len / greatest(s.avgdl, 1e-9))) + ${delta}::float8)
+            ) AS score,
+            count(*)::int AS matched_terms
+          FROM matches m JOIN df USING (lexeme) CROSS JOIN stats s
+          GROUP BY m.entry_version_id
+        )
+        SELECT ${ENTRY_VERSION_COLUMNS}, scored.score, scored.matched_terms, (SELECT count(*)::int FROM q) AS query_terms
+        FROM scored JOIN pc_entry_versions v USING (entry_version_id)
+        ORDER BY scored.score DESC, v.entry_id, v.entry_version_id
+        LIMIT ${query.limit}`.execute(this.#db);
+      const queryTermCount =
+        rows[0]?.query_terms ??
+        (
+          await sql<{ n: number }>`
+            SELECT count(DISTINCT t.lexeme)::int AS n FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t`.execute(
+            this.#db,
+          )
+        ).rows[0]!.n;
+      return {
+        queryTermCount,
+        candidates: rows.map((row, index) => ({
+          version: toEntryVersion(row),
+          rank: index + 1,
+          score: Number(row.score),
+          matchedTerms: row.matched_terms,
+        })),
+      };
+    });
+  }
+
+  vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
+    return guardStoreErrors(async () => {
+      const literal = toVectorLiteral(query.vector);
+      // The cast to the profile's dimension matches the expression of the profile's HNSW index, so the
+      // planner may use it for large scopes; small scopes scan their own rows exactly.
+      const distance = sql`e.embedding::vector(${sql.raw(String(query.vector.length))}) <=> ${literal}::vector(${sql.raw(String(query.vector.length))})`;
+      const { rows } = await sql<EntryVersionRow & { cosine: number }>`
+        SELECT ${ENTRY_VERSION_COLUMNS}, 1 - (${distance}) AS cosine
+        FROM pc_embeddings e JOIN pc_entry_versions v USING (entry_version_id)
+        WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
+          AND ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
+        ORDER BY ${distance}, v.entry_id, v.entry_version_id
+        LIMIT ${query.limit}`.execute(this.#db);
+      return rows.map((row, index) => ({ version: toEntryVersion(row), rank: index + 1, score: Number(row.cosine) }));
+    });
+  }
+
+  vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState> {
+    return guardStoreErrors(async () => {
+      const { rows } = await sql<{ missing: number }>`
+        SELECT count(*)::int AS missing FROM pc_entry_versions v
+        WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
+          AND NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId})`.execute(
+        this.#db,
+      );
+      const missing = rows[0]?.missing ?? 0;
+      return { profileId, missing, complete: missing === 0 };
+    });
+  }
+
+  versionsMissingEmbedding(scopeId: string, profileId: string, limit: number) {
+    return guardStoreErrors(async () => {
+      const { rows } = await sql<EntryVersionRow>`
+        SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+        WHERE v.scope_id = ${scopeId} AND v.superseded_revision IS NULL AND v.state = 'active'
+          AND NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId})
+        ORDER BY v.revision, v.entry_version_id LIMIT ${limit}`.execute(this.#db);
+      return rows.map(toEntryVersion);
+    });
+  }
+
+  putEmbeddings(scopeId: string, profileId: string, embeddings: readonly EmbeddingToStore[]) {
+    return guardStoreErrors(async () => {
+      if (embeddings.length === 0) return;
+      await this.#insertEmbeddings(
+        this.#db,
+        scopeId,
+        embeddings.map((e) => ({ ...e, profileId })),
+      );
+    });
+  }
+
+  prepareEmbeddingProfile(profile: EmbeddingProfile) {
+    return guardStoreErrors(async () => {
+      await this.#db
+        .insertInto('pc_embedding_profiles')
+        .values({
+          profile_id: profile.id,
+          dimension: profile.dimension,
+          normalization: profile.normalization,
+          min_cosine: profile.minCosine,
+        })
+        .onConflict((conflict) => conflict.column('profile_id').doNothing())
+        .execute();
+      await createProfileIndex(this.#db, profile);
+    });
+  }
+
+  listScopes() {
+    return guardStoreErrors(async () =>
+      (await this.#db.selectFrom('pc_memories').select('scope_id').orderBy('scope_id').execute()).map((r) => r.scope_id),
+    );
+  }
+
+  async close() {
+    await this.#db.destroy();
+    await this.#onClose?.();
+  }
+}
+
+/** An HNSW index over one profile's vectors, cast to the profile's dimension (pgvector needs a fixed one). */
+async function createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfile) {
+  const name = `pc_embeddings_hnsw_${createHashSuffix(profile.id)}`;
+  const literal = profile.id.replaceAll("'", "''");
+  await sql
+    .raw(
+      `CREATE INDEX IF NOT EXISTS ${name} ON pc_embeddings USING hnsw ((embedding::vector(${profile.dimension})) vector_cosine_ops) WHERE profile_id = '${literal}'`,
+    )
+    .execute(db);
+}
+
+function createHashSuffix(value: string): string {
+  let hash = 0x811c9dc5;
+  for (const char of value) {
+    hash ^= char.codePointAt(0)!;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}

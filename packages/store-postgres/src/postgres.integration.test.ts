@@ -1,0 +1,18 @@
+import { describeMemoryStoreContract, describeSearchContract } from '@powercontext/memory-core/testing';
+import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
+import { afterAll, beforeAll } from 'vitest';
+import { createPostgresMemoryStore } from './create-store.js';
+import { createTestDatabase, type TestDatabase } from './testing-support/test-database.js';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+const createStore = () => createPostgresMemoryStore({ connectionString: database.connectionString });
+
+describeMemoryStoreContract('PostgreSQL', { createStore });
+describeSearchContract('PostgreSQL', { createStore, retrievalPolicy: createRrfRetrievalPolicy() });
