@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InMemoryMemoryStore } from '@powercontext/memory-core/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRuntime } from './create-runtime.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'pc-runtime-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('createRuntime', () => {
+  it('composes the embedded default from the environment and serves the scoped API', async () => {
+    const runtime = await createRuntime({ env: { POWERCONTEXT_SERVER_DATA_DIR: dataDir } });
+    try {
+      expect(runtime.capabilities()).toMatchObject({
+        store: 'pglite',
+        embeddingProfile: { id: 'powercontext.local-hash.v1@256', dimension: 256 },
+        retrievalPolicyId: 'powercontext.retrieval.rrf.v1',
+      });
+      const memory = runtime.memory.forScope('project');
+      const written = await memory.remember({ entries: [{ text: 'We deploy on Fridays only after the freeze review.' }] });
+      const result = await memory.search({ query: 'when do we deploy?' });
+      expect(result.mode).toBe('hybrid');
+      expect(result.hits[0]?.citation.entryId).toBe(written.entries[0]!.entryId);
+      expect(await runtime.memory.scopes()).toEqual(['project']);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('uses an injected store instead of opening one', async () => {
+    const store = new InMemoryMemoryStore();
+    const runtime = await createRuntime({ env: {}, store });
+    expect(runtime.capabilities().store).toBe('custom');
+    await runtime.memory.forScope('s').remember({ entries: [{ text: 'injected' }] });
+    expect((await store.head('s'))?.revision).toBe(1);
+    await runtime.close();
+  });
+
+  it('fails at start-up on invalid configuration, before opening anything', async () => {
+    await expect(
+      createRuntime({ env: { POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS: '100' } }),
+    ).rejects.toMatchObject({ code: 'configuration_error', setting: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS' });
+  });
+});

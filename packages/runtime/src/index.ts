@@ -1,0 +1,12 @@
+export { CONFIGURATION_TABLE, type ConfigurationSetting } from './configuration-table.js';
+export { ConfigurationError } from './configuration-error.js';
+export {
+  type CreateRuntimeOptions,
+  createRuntime,
+  type Runtime,
+  type RuntimeCapabilities,
+} from './create-runtime.js';
+export { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
+export type { ScopedMemory } from './scoped-memory.js';
+export { Secret } from './secret.js';
+export { TOKENS } from './tokens.js';

@@ -1,0 +1,65 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CONFIGURATION_TABLE } from './configuration-table.js';
+import { loadRuntimeConfig } from './runtime-config.js';
+
+describe('loadRuntimeConfig', () => {
+  it('defaults to the embedded store and the local embedder', () => {
+    expect(loadRuntimeConfig({})).toEqual({
+      store: { kind: 'pglite', dataDir: './.powercontext/data' },
+      textSearchConfig: 'english',
+      embedding: { kind: 'local' },
+      inference: {},
+      writeMaxAttempts: 3,
+    });
+  });
+
+  it('reads a database URL and a model embedder, keeping secrets unprintable', () => {
+    const config = loadRuntimeConfig({
+      POWERCONTEXT_SERVER_DATABASE_URL: 'postgres://user:pw@db:5432/memory',
+      POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai-compatible:nomic-embed-text',
+      POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION: '768',
+      POWERCONTEXT_SERVER_INFERENCE_BASE_URL: 'http://127.0.0.1:11434/v1',
+      POWERCONTEXT_SERVER_INFERENCE_API_KEY: 'sk-very-secret',
+    });
+    expect(config.store.kind).toBe('postgres');
+    expect(config.embedding).toMatchObject({ kind: 'model', dimension: 768, minCosine: 0.3, maxRequests: 2 });
+    const printed = `${JSON.stringify(config)} ${inspect(config, { depth: 5 })} ${String(config.inference.apiKey)}`;
+    expect(printed).not.toContain('sk-very-secret');
+    expect(printed).not.toContain(':pw@');
+    expect(config.inference.apiKey?.reveal()).toBe('sk-very-secret');
+  });
+
+  it.each([
+    ['POWERCONTEXT_SERVER_DATABASE_URL', 'mysql://x', 'must be a postgres:// or postgresql:// URL'],
+    ['POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL', 'cohere:embed', 'must be openai:<model> or openai-compatible:<model>'],
+    ['POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS', '0', 'must be at least 1'],
+    ['POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS', 'yes', 'must be an integer'],
+    ['POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG', 'English; DROP', 'must be a text search configuration name like english'],
+  ])('refuses %s=%s naming the setting and the rule', (name, value, rule) => {
+    expect(() => loadRuntimeConfig({ [name]: value })).toThrow(
+      expect.objectContaining({ code: 'configuration_error', setting: name, message: `${name}: ${rule}` }),
+    );
+  });
+
+  it('requires a dimension with a model and a base URL with openai-compatible models', () => {
+    expect(() => loadRuntimeConfig({ POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai:text-embedding-3-small' })).toThrow(
+      expect.objectContaining({ setting: 'POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION' }),
+    );
+    expect(() =>
+      loadRuntimeConfig({
+        POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai-compatible:bge',
+        POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION: '384',
+      }),
+    ).toThrow(expect.objectContaining({ setting: 'POWERCONTEXT_SERVER_INFERENCE_BASE_URL' }));
+  });
+
+  it('reads exactly the names of the configuration table', () => {
+    const names = CONFIGURATION_TABLE.map((row) => row.name);
+    for (const name of names) expect(name).toMatch(/^POWERCONTEXT_SERVER_/);
+    // Every table name is accepted as known: an invalid value for it is reported under that name.
+    for (const name of names.filter((n) => n !== 'POWERCONTEXT_SERVER_DATA_DIR' && n !== 'POWERCONTEXT_SERVER_INFERENCE_API_KEY')) {
+      expect(() => loadRuntimeConfig({ [name]: '\u0000not valid\u0000' })).toThrow(expect.objectContaining({ setting: name }));
+    }
+  });
+});

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { ConfigurationError } from './configuration-error.js';
+import { Secret } from './secret.js';
+
+export interface RuntimeConfig {
+  store: { kind: 'postgres'; connectionString: Secret } | { kind: 'pglite'; dataDir: string };
+  textSearchConfig: string;
+  embedding:
+    | { kind: 'local' }
+    | {
+        kind: 'model';
+        model: string;
+        dimension: number;
+        minCosine: number;
+        timeoutSeconds: number;
+        maxRequests: number;
+      };
+  inference: { baseUrl?: string; apiKey?: Secret };
+  writeMaxAttempts: number;
+}
+
+const number = (min: number, max: number, integer: boolean) =>
+  z
+    .string()
+    .trim()
+    .regex(integer ? /^-?\d+$/ : /^-?\d+(\.\d+)?$/, { error: integer ? 'must be an integer' : 'must be a number' })
+    .transform(Number)
+    .pipe(z.number().min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }));
+
+const FIELDS = {
+  POWERCONTEXT_SERVER_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/.+/, { error: 'must be a postgres:// or postgresql:// URL' })
+    .optional(),
+  POWERCONTEXT_SERVER_DATA_DIR: z.string().min(1, { error: 'must not be empty' }).default('./.powercontext/data'),
+  POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, { error: 'must be a text search configuration name like english' })
+    .default('english'),
+  POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: z
+    .string()
+    .regex(/^(openai|openai-compatible):.+$/, { error: 'must be openai:<model> or openai-compatible:<model>' })
+    .optional(),
+  POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION: number(1, 16_000, true).optional(),
+  POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MIN_COSINE: number(-1, 1, false).default(0.3),
+  POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_TIMEOUT_SECONDS: number(0.1, 600, false).default(30),
+  POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MAX_REQUESTS: number(1, 10, true).default(2),
+  POWERCONTEXT_SERVER_INFERENCE_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  POWERCONTEXT_SERVER_INFERENCE_API_KEY: z.string().min(1, { error: 'must not be empty' }).optional(),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS: number(1, 20, true).default(3),
+};
+
+const environmentSchema = z.object(FIELDS);
+
+/**
+ * Parses the environment once, at the edge. Empty strings count as unset. Invalid values are errors,
+ * never silently replaced by defaults.
+ */
+export function loadRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
+  const relevant = Object.fromEntries(
+    Object.keys(FIELDS).flatMap((name) => (env[name] === undefined || env[name] === '' ? [] : [[name, env[name]]])),
+  );
+  const parsed = environmentSchema.safeParse(relevant);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigurationError(String(issue.path[0] ?? 'configuration'), issue.message);
+  }
+  const e = parsed.data;
+  const model = e.POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL;
+  if (model && e.POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION === undefined) {
+    throw new ConfigurationError(
+      'POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION',
+      'is required when POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL is set',
+    );
+  }
+  if (model?.startsWith('openai-compatible:') && !e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL) {
+    throw new ConfigurationError('POWERCONTEXT_SERVER_INFERENCE_BASE_URL', 'is required by openai-compatible models');
+  }
+  return {
+    store: e.POWERCONTEXT_SERVER_DATABASE_URL
+      ? { kind: 'postgres', connectionString: new Secret(e.POWERCONTEXT_SERVER_DATABASE_URL) }
+      : { kind: 'pglite', dataDir: e.POWERCONTEXT_SERVER_DATA_DIR },
+    textSearchConfig: e.POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG,
+    embedding: model
+      ? {
+          kind: 'model',
+          model,
+          dimension: e.POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION!,
+          minCosine: e.POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MIN_COSINE,
+          timeoutSeconds: e.POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_TIMEOUT_SECONDS,
+          maxRequests: e.POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MAX_REQUESTS,
+        }
+      : { kind: 'local' },
+    inference: {
+      ...(e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL ? { baseUrl: e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL } : {}),
+      ...(e.POWERCONTEXT_SERVER_INFERENCE_API_KEY ? { apiKey: new Secret(e.POWERCONTEXT_SERVER_INFERENCE_API_KEY) } : {}),
+    },
+    writeMaxAttempts: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS,
+  };
+}

@@ -1,0 +1,48 @@
+import type {
+  ChangesPage,
+  Citation,
+  EntryPage,
+  EntryTarget,
+  EntryVersion,
+  EntryWriteResult,
+  GetEntryRequest,
+  ListChangesRequest,
+  ListEntriesRequest,
+  MemoryRef,
+  MemoryService,
+  RememberRequest,
+  RememberResult,
+  ResolvedCitation,
+  ReviseRequest,
+  SearchMemoryRequest,
+  SearchResult,
+} from '@powercontext/memory-core';
+
+/** The Memory of one scope: the transport-neutral API that the server, CLI and evaluation use. */
+export interface ScopedMemory {
+  readonly scopeId: string;
+  remember(request: RememberRequest): Promise<RememberResult>;
+  revise(request: ReviseRequest): Promise<EntryWriteResult>;
+  forget(request: EntryTarget): Promise<EntryWriteResult>;
+  reactivate(request: EntryTarget): Promise<EntryWriteResult>;
+  list(request?: ListEntriesRequest): Promise<EntryPage>;
+  get(request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }>;
+  changes(request?: ListChangesRequest): Promise<ChangesPage>;
+  search(request: SearchMemoryRequest): Promise<SearchResult>;
+  resolveCitation(citation: Citation): Promise<ResolvedCitation>;
+}
+
+export function scopedMemory(service: MemoryService, scopeId: string): ScopedMemory {
+  return {
+    scopeId,
+    remember: (request) => service.remember(scopeId, request),
+    revise: (request) => service.revise(scopeId, request),
+    forget: (request) => service.forget(scopeId, request),
+    reactivate: (request) => service.reactivate(scopeId, request),
+    list: (request) => service.list(scopeId, request),
+    get: (request) => service.get(scopeId, request),
+    changes: (request) => service.changes(scopeId, request),
+    search: (request) => service.search(scopeId, request),
+    resolveCitation: (citation) => service.resolveCitation(scopeId, citation),
+  };
+}
