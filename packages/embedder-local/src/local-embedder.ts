@@ -1,0 +1,25 @@
+import type { Embedder, EmbedOptions } from '@powercontext/memory-core';
+import { hashVector } from './hash-vector.js';
+import { LOCAL_HASH_DEFAULT_DIMENSION, localHashProfile } from './local-hash-profile.js';
+
+export interface LocalEmbedderOptions {
+  /** Vector length, an integer from 16 to 4096. Default 256. Part of the profile id. */
+  dimension?: number;
+}
+
+/**
+ * An embedder that needs no model and no network: deterministic feature hashing of words and
+ * character trigrams. It is lexical, not semantic: texts are close when they share words or word
+ * fragments ("embedder" / "embedding"), not when they mean the same thing in other words.
+ * Texts without content words embed to the zero vector.
+ */
+export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedder {
+  const profile = localHashProfile(options.dimension ?? LOCAL_HASH_DEFAULT_DIMENSION);
+  return {
+    profile,
+    async embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {
+      embedOptions.signal?.throwIfAborted();
+      return texts.map((text) => hashVector(text, profile.dimension));
+    },
+  };
+}
