@@ -9,7 +9,9 @@ const runtime = await createRuntime();
 try {
   const { store, embeddingProfile, retrievalPolicyId } = runtime.capabilities();
   const where = runtime.config.store.kind === 'pglite' ? runtime.config.store.dataDir : 'PostgreSQL';
-  console.log(`PowerContext Memory demo: store ${store} (${where}), embedder ${embeddingProfile.id}, policy ${retrievalPolicyId}`);
+  console.log(
+    `PowerContext Memory demo: store ${store} (${where}), embedder ${embeddingProfile.id}, policy ${retrievalPolicyId}`,
+  );
 
   const memory = runtime.memory.forScope(SCOPE);
   const bar = createProgressBar('remembering', SAMPLE_CONVERSATION.length);
@@ -42,7 +44,9 @@ try {
         .join(' ');
       console.log(`  ${index + 1}. score ${hit.score.toFixed(4)}  ${ranks.padEnd(16)} ${hit.text}`);
       const { artifactId, revision, entryId, entryVersionId } = hit.citation;
-      console.log(`     cite artifact ${artifactId} rev ${revision} entry ${entryId} version ${entryVersionId}`);
+      console.log(
+        `     cite artifact ${artifactId} rev ${revision} entry ${entryId} version ${entryVersionId}`,
+      );
     }
     if (result.hits.length === 0) console.log('  (no hits)');
     console.log('');

@@ -49,7 +49,7 @@ export {
 export { RevisionConflictError } from './errors/revision-conflict-error.js';
 export { StoreIncompatibleError, StoreUnavailableError } from './errors/store-error.js';
 export { type FieldIssue, ValidationError } from './errors/validation-error.js';
-export type { EmbedOptions, Embedder, EmbeddingProfile } from './ports/embedder.port.js';
+export type { Embedder, EmbeddingProfile, EmbedOptions } from './ports/embedder.port.js';
 export { type LogFields, type Logger, noopLogger } from './ports/logger.port.js';
 export type {
   EmbeddingToStore,

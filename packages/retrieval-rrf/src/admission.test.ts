@@ -22,7 +22,11 @@ describe('admission', () => {
     ]);
   });
   it('keeps vector candidates at or above the profile threshold', () => {
-    const candidates = [0.9, 0.3, 0.29].map((score, i) => ({ version: version(`v${i}`), rank: i + 1, score }));
+    const candidates = [0.9, 0.3, 0.29].map((score, i) => ({
+      version: version(`v${i}`),
+      rank: i + 1,
+      score,
+    }));
     expect(admitVector(candidates, 0.3).map((c) => c.version.entryId)).toEqual(['v0', 'v1']);
     expect(admitVector(candidates, 0.05)).toHaveLength(3);
   });

@@ -8,7 +8,10 @@ export function requiredMatchedTerms(queryTermCount: number): number {
   return queryTermCount <= 2 ? 1 : Math.max(2, Math.ceil(queryTermCount / 4));
 }
 
-export function admitLexical(candidates: readonly LexicalCandidate[], queryTermCount: number): LexicalCandidate[] {
+export function admitLexical(
+  candidates: readonly LexicalCandidate[],
+  queryTermCount: number,
+): LexicalCandidate[] {
   const required = requiredMatchedTerms(queryTermCount);
   return rerank(candidates.filter((candidate) => candidate.matchedTerms >= required));
 }

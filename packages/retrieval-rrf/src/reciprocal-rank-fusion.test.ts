@@ -8,14 +8,23 @@ const candidate = (id: string, rank: number): ChannelCandidate => ({
   score: 1 / rank,
 });
 const toHit = (c: ChannelCandidate) => ({
-  citation: { artifactId: 'art', revision: 1, entryId: c.version.entryId, entryVersionId: c.version.entryVersionId },
+  citation: {
+    artifactId: 'art',
+    revision: 1,
+    entryId: c.version.entryId,
+    entryVersionId: c.version.entryVersionId,
+  },
   entry: c.version,
   text: c.version.text,
 });
 
 describe('fuseReciprocalRank', () => {
   it('sums 1/(k + rank) over channels and records each channel rank', () => {
-    const hits = fuseReciprocalRank({ fts: [candidate('a', 1), candidate('b', 2)], vector: [candidate('b', 1)] }, 10, toHit);
+    const hits = fuseReciprocalRank(
+      { fts: [candidate('a', 1), candidate('b', 2)], vector: [candidate('b', 1)] },
+      10,
+      toHit,
+    );
     expect(hits.map((h) => h.citation.entryId)).toEqual(['b', 'a']);
     expect(hits[0]).toMatchObject({ matchedBy: ['fts', 'vector'], channelRanks: { fts: 2, vector: 1 } });
     expect(hits[0]!.score).toBeCloseTo(1 / 62 + 1 / 61, 12);

@@ -18,7 +18,13 @@ export function fuseReciprocalRank(
   for (const channel of ['fts', 'vector'] as const) {
     for (const candidate of channels[channel] ?? []) {
       const id = candidate.version.entryVersionId;
-      const hit = fused.get(id) ?? { ...toHit(candidate), score: 0, matchedBy: [], channelRanks: {}, channelScores: {} };
+      const hit = fused.get(id) ?? {
+        ...toHit(candidate),
+        score: 0,
+        matchedBy: [],
+        channelRanks: {},
+        channelScores: {},
+      };
       hit.score += 1 / (k + candidate.rank);
       hit.matchedBy.push(channel);
       hit.channelRanks[channel] = candidate.rank;

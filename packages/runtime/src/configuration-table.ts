@@ -35,7 +35,8 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     default: '(unset: local hash embedder)',
     range: 'openai:<model> | openai-compatible:<model>',
     origin: 'project extension',
-    description: 'Embedding model for the vector channel. Unset uses the local lexical embedder (no download).',
+    description:
+      'Embedding model for the vector channel. Unset uses the local lexical embedder (no download).',
   },
   {
     name: 'POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION',
@@ -70,7 +71,8 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     default: '(unset)',
     range: 'http(s) URL',
     origin: 'project extension',
-    description: 'Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp); required by openai-compatible models.',
+    description:
+      'Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp); required by openai-compatible models.',
   },
   {
     name: 'POWERCONTEXT_SERVER_INFERENCE_API_KEY',

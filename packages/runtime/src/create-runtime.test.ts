@@ -18,7 +18,9 @@ describe('createRuntime', () => {
         retrievalPolicyId: 'powercontext.retrieval.rrf.v1',
       });
       const memory = runtime.memory.forScope('project');
-      const written = await memory.remember({ entries: [{ text: 'We deploy on Fridays only after the freeze review.' }] });
+      const written = await memory.remember({
+        entries: [{ text: 'We deploy on Fridays only after the freeze review.' }],
+      });
       const result = await memory.search({ query: 'when do we deploy?' });
       expect(result.mode).toBe('hybrid');
       expect(result.hits[0]?.citation.entryId).toBe(written.entries[0]!.entryId);
@@ -40,6 +42,9 @@ describe('createRuntime', () => {
   it('fails at start-up on invalid configuration, before opening anything', async () => {
     await expect(
       createRuntime({ env: { POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS: '100' } }),
-    ).rejects.toMatchObject({ code: 'configuration_error', setting: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS' });
+    ).rejects.toMatchObject({
+      code: 'configuration_error',
+      setting: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS',
+    });
   });
 });

@@ -12,7 +12,7 @@ import {
 } from '@powercontext/memory-core';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
 import { createPGliteMemoryStore, createPostgresMemoryStore } from '@powercontext/store-postgres';
-import { container as rootContainer, instanceCachingFactory } from 'tsyringe';
+import { instanceCachingFactory, container as rootContainer } from 'tsyringe';
 import { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { type ScopedMemory, scopedMemory } from './scoped-memory.js';
 import { TOKENS } from './tokens.js';
@@ -118,7 +118,11 @@ function buildEmbedder(config: RuntimeConfig): Embedder {
   });
   return createAiSdkEmbedder({
     model,
-    profile: { id: `${embedding.model}@${embedding.dimension}`, dimension: embedding.dimension, minCosine: embedding.minCosine },
+    profile: {
+      id: `${embedding.model}@${embedding.dimension}`,
+      dimension: embedding.dimension,
+      minCosine: embedding.minCosine,
+    },
     timeoutSeconds: embedding.timeoutSeconds,
     maxRequests: embedding.maxRequests,
   });

@@ -1,5 +1,5 @@
-export { CONFIGURATION_TABLE, type ConfigurationSetting } from './configuration-table.js';
 export { ConfigurationError } from './configuration-error.js';
+export { CONFIGURATION_TABLE, type ConfigurationSetting } from './configuration-table.js';
 export {
   type CreateRuntimeOptions,
   createRuntime,

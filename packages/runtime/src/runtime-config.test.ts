@@ -32,10 +32,18 @@ describe('loadRuntimeConfig', () => {
 
   it.each([
     ['POWERCONTEXT_SERVER_DATABASE_URL', 'mysql://x', 'must be a postgres:// or postgresql:// URL'],
-    ['POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL', 'cohere:embed', 'must be openai:<model> or openai-compatible:<model>'],
+    [
+      'POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL',
+      'cohere:embed',
+      'must be openai:<model> or openai-compatible:<model>',
+    ],
     ['POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS', '0', 'must be at least 1'],
     ['POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS', 'yes', 'must be an integer'],
-    ['POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG', 'English; DROP', 'must be a text search configuration name like english'],
+    [
+      'POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG',
+      'English; DROP',
+      'must be a text search configuration name like english',
+    ],
   ])('refuses %s=%s naming the setting and the rule', (name, value, rule) => {
     expect(() => loadRuntimeConfig({ [name]: value })).toThrow(
       expect.objectContaining({ code: 'configuration_error', setting: name, message: `${name}: ${rule}` }),
@@ -43,9 +51,9 @@ describe('loadRuntimeConfig', () => {
   });
 
   it('requires a dimension with a model and a base URL with openai-compatible models', () => {
-    expect(() => loadRuntimeConfig({ POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai:text-embedding-3-small' })).toThrow(
-      expect.objectContaining({ setting: 'POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION' }),
-    );
+    expect(() =>
+      loadRuntimeConfig({ POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai:text-embedding-3-small' }),
+    ).toThrow(expect.objectContaining({ setting: 'POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION' }));
     expect(() =>
       loadRuntimeConfig({
         POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai-compatible:bge',
@@ -58,8 +66,12 @@ describe('loadRuntimeConfig', () => {
     const names = CONFIGURATION_TABLE.map((row) => row.name);
     for (const name of names) expect(name).toMatch(/^POWERCONTEXT_SERVER_/);
     // Every table name is accepted as known: an invalid value for it is reported under that name.
-    for (const name of names.filter((n) => n !== 'POWERCONTEXT_SERVER_DATA_DIR' && n !== 'POWERCONTEXT_SERVER_INFERENCE_API_KEY')) {
-      expect(() => loadRuntimeConfig({ [name]: '\u0000not valid\u0000' })).toThrow(expect.objectContaining({ setting: name }));
+    for (const name of names.filter(
+      (n) => n !== 'POWERCONTEXT_SERVER_DATA_DIR' && n !== 'POWERCONTEXT_SERVER_INFERENCE_API_KEY',
+    )) {
+      expect(() => loadRuntimeConfig({ [name]: '\u0000not valid\u0000' })).toThrow(
+        expect.objectContaining({ setting: name }),
+      );
     }
   });
 });

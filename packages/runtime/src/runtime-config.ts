@@ -23,29 +23,43 @@ const number = (min: number, max: number, integer: boolean) =>
   z
     .string()
     .trim()
-    .regex(integer ? /^-?\d+$/ : /^-?\d+(\.\d+)?$/, { error: integer ? 'must be an integer' : 'must be a number' })
+    .regex(integer ? /^-?\d+$/ : /^-?\d+(\.\d+)?$/, {
+      error: integer ? 'must be an integer' : 'must be a number',
+    })
     .transform(Number)
-    .pipe(z.number().min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }));
+    .pipe(
+      z
+        .number()
+        .min(min, { error: `must be at least ${min}` })
+        .max(max, { error: `must be at most ${max}` }),
+    );
 
 const FIELDS = {
   POWERCONTEXT_SERVER_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/.+/, { error: 'must be a postgres:// or postgresql:// URL' })
     .optional(),
-  POWERCONTEXT_SERVER_DATA_DIR: z.string().min(1, { error: 'must not be empty' }).default('./.powercontext/data'),
+  POWERCONTEXT_SERVER_DATA_DIR: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .default('./.powercontext/data'),
   POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG: z
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/, { error: 'must be a text search configuration name like english' })
     .default('english'),
   POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: z
     .string()
-    .regex(/^(openai|openai-compatible):.+$/, { error: 'must be openai:<model> or openai-compatible:<model>' })
+    .regex(/^(openai|openai-compatible):.+$/, {
+      error: 'must be openai:<model> or openai-compatible:<model>',
+    })
     .optional(),
   POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION: number(1, 16_000, true).optional(),
   POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MIN_COSINE: number(-1, 1, false).default(0.3),
   POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_TIMEOUT_SECONDS: number(0.1, 600, false).default(30),
   POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MAX_REQUESTS: number(1, 10, true).default(2),
-  POWERCONTEXT_SERVER_INFERENCE_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  POWERCONTEXT_SERVER_INFERENCE_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .optional(),
   POWERCONTEXT_SERVER_INFERENCE_API_KEY: z.string().min(1, { error: 'must not be empty' }).optional(),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS: number(1, 20, true).default(3),
 };
@@ -58,7 +72,9 @@ const environmentSchema = z.object(FIELDS);
  */
 export function loadRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
   const relevant = Object.fromEntries(
-    Object.keys(FIELDS).flatMap((name) => (env[name] === undefined || env[name] === '' ? [] : [[name, env[name]]])),
+    Object.keys(FIELDS).flatMap((name) =>
+      env[name] === undefined || env[name] === '' ? [] : [[name, env[name]]],
+    ),
   );
   const parsed = environmentSchema.safeParse(relevant);
   if (!parsed.success) {
@@ -74,7 +90,10 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
     );
   }
   if (model?.startsWith('openai-compatible:') && !e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL) {
-    throw new ConfigurationError('POWERCONTEXT_SERVER_INFERENCE_BASE_URL', 'is required by openai-compatible models');
+    throw new ConfigurationError(
+      'POWERCONTEXT_SERVER_INFERENCE_BASE_URL',
+      'is required by openai-compatible models',
+    );
   }
   return {
     store: e.POWERCONTEXT_SERVER_DATABASE_URL
@@ -92,8 +111,12 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
         }
       : { kind: 'local' },
     inference: {
-      ...(e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL ? { baseUrl: e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL } : {}),
-      ...(e.POWERCONTEXT_SERVER_INFERENCE_API_KEY ? { apiKey: new Secret(e.POWERCONTEXT_SERVER_INFERENCE_API_KEY) } : {}),
+      ...(e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL
+        ? { baseUrl: e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL }
+        : {}),
+      ...(e.POWERCONTEXT_SERVER_INFERENCE_API_KEY
+        ? { apiKey: new Secret(e.POWERCONTEXT_SERVER_INFERENCE_API_KEY) }
+        : {}),
     },
     writeMaxAttempts: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS,
   };

@@ -1,4 +1,10 @@
-import type { Embedder, Logger, MemoryService, MemoryStore, RetrievalPolicy } from '@powercontext/memory-core';
+import type {
+  Embedder,
+  Logger,
+  MemoryService,
+  MemoryStore,
+  RetrievalPolicy,
+} from '@powercontext/memory-core';
 import type { InjectionToken } from 'tsyringe';
 import type { RuntimeConfig } from './runtime-config.js';
 

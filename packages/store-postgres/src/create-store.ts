@@ -2,8 +2,8 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { migrateToLatest } from './migrate.js';
-import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { openPGlite } from './pglite/open-pglite.js';
+import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { guardStoreErrors } from './store-errors.js';
 
@@ -26,7 +26,9 @@ export interface PostgresStoreOptions extends StoreOptions {
 const ITERATIVE_SCAN = 'SET hnsw.iterative_scan = strict_order';
 
 /** The embedded default: PGlite with pgvector, migrated, one process per data directory. */
-export async function createPGliteMemoryStore(options: PGliteStoreOptions = {}): Promise<PostgresMemoryStore> {
+export async function createPGliteMemoryStore(
+  options: PGliteStoreOptions = {},
+): Promise<PostgresMemoryStore> {
   const textSearchConfig = options.textSearchConfig ?? 'english';
   const { pglite, release } = await openPGlite(options.dataDir);
   try {

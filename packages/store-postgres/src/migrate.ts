@@ -12,13 +12,18 @@ const TEXT_SEARCH_CONFIG = /^[a-z_][a-z0-9_]*$/;
  */
 export async function migrateToLatest(db: Kysely<Database>, textSearchConfig: string): Promise<void> {
   if (!TEXT_SEARCH_CONFIG.test(textSearchConfig)) {
-    throw new StoreIncompatibleError(`textSearchConfig "${textSearchConfig}" is not a valid configuration name`);
+    throw new StoreIncompatibleError(
+      `textSearchConfig "${textSearchConfig}" is not a valid configuration name`,
+    );
   }
   const { error, results } = await new Migrator({ db, provider: memoryMigrations }).migrateToLatest();
   if (error) {
-    if (isUnavailable(error)) throw new StoreUnavailableError('The database is unavailable', { cause: error });
+    if (isUnavailable(error))
+      throw new StoreUnavailableError('The database is unavailable', { cause: error });
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
-    throw new StoreIncompatibleError(`Migration ${failed} failed: ${(error as Error).message}`, { cause: error });
+    throw new StoreIncompatibleError(`Migration ${failed} failed: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const known = await sql<{ exists: boolean }>`
     SELECT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = ${textSearchConfig}) AS exists`.execute(db);

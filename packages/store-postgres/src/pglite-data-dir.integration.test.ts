@@ -17,8 +17,11 @@ function openInChildProcess(dataDir: string): Promise<{ code: number | null; std
   const script = `import('@powercontext/store-postgres').then((m) => m.createPGliteMemoryStore({ dataDir: process.argv[1] }))
     .then(async (s) => { await s.close(); }, (e) => { console.error(e.message); process.exit(3); });`;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script, dataDir], { cwd: packageDir }, (error, _stdout, stderr) =>
-      resolve({ code: error ? (error.code as number) : 0, stderr }),
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script, dataDir],
+      { cwd: packageDir },
+      (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }),
     );
   });
 }
@@ -52,7 +55,11 @@ describe('PGlite on disk', () => {
     const reopened = await createPGliteMemoryStore({ dataDir });
     try {
       expect(await reopened.head('scope')).toEqual(written.memory);
-      const again = new MemoryService({ store: reopened, embedder, retrievalPolicy: createRrfRetrievalPolicy() });
+      const again = new MemoryService({
+        store: reopened,
+        embedder,
+        retrievalPolicy: createRrfRetrievalPolicy(),
+      });
       const result = await again.search('scope', { query: 'disk', mode: 'hybrid' });
       expect(result.hits.map((hit) => hit.text)).toEqual(['kept on disk']);
     } finally {
@@ -73,7 +80,9 @@ describe('PGlite on disk', () => {
     writeFileSync(join(dataDir, 'powercontext.json'), JSON.stringify({ format: 1, pgliteVersion: '0.4.0' }));
     await expect(createPGliteMemoryStore({ dataDir })).rejects.toMatchObject({
       code: 'store_incompatible',
-      message: expect.stringMatching(/written by PGlite 0\.4\.0.*not compatible on disk/) as unknown as string,
+      message: expect.stringMatching(
+        /written by PGlite 0\.4\.0.*not compatible on disk/,
+      ) as unknown as string,
     });
     // The failed open released its lock: a correct manifest opens fine afterwards.
     rmSync(join(dataDir, 'powercontext.json'));

@@ -54,7 +54,11 @@ export class PostgresMemoryStore implements MemoryStore {
     });
   }
 
-  write<T>(scopeId: string, expectedRevision: number, work: (tx: MemoryWriteTransaction) => Promise<T>): Promise<T> {
+  write<T>(
+    scopeId: string,
+    expectedRevision: number,
+    work: (tx: MemoryWriteTransaction) => Promise<T>,
+  ): Promise<T> {
     return guardStoreErrors(() =>
       this.#db.transaction().execute(async (trx) => {
         const memory = await trx
@@ -63,7 +67,8 @@ export class PostgresMemoryStore implements MemoryStore {
           .where('scope_id', '=', scopeId)
           .forUpdate()
           .executeTakeFirst();
-        if ((memory?.head_revision ?? 0) !== expectedRevision) throw new RevisionConflictError(scopeId, expectedRevision);
+        if ((memory?.head_revision ?? 0) !== expectedRevision)
+          throw new RevisionConflictError(scopeId, expectedRevision);
         let appended = false;
         return work({
           findActiveByContentHash: (hashes) => this.#findActiveByHash(trx, scopeId, expectedRevision, hashes),
@@ -72,7 +77,14 @@ export class PostgresMemoryStore implements MemoryStore {
           appendRevision: async (operation, versions) => {
             if (appended) throw new Error('appendRevision may be called once per write');
             appended = true;
-            return this.#appendRevision(trx, scopeId, memory?.artifact_id, expectedRevision, operation, versions);
+            return this.#appendRevision(
+              trx,
+              scopeId,
+              memory?.artifact_id,
+              expectedRevision,
+              operation,
+              versions,
+            );
           },
         });
       }),
@@ -179,11 +191,18 @@ export class PostgresMemoryStore implements MemoryStore {
       .execute();
   }
 
-  async #findActiveByHash(db: Kysely<Database>, scopeId: string, revision: number, hashes: readonly string[]) {
+  async #findActiveByHash(
+    db: Kysely<Database>,
+    scopeId: string,
+    revision: number,
+    hashes: readonly string[],
+  ) {
     if (hashes.length === 0) return new Map<string, EntryVersion>();
     const { rows } = await sql<EntryVersionRow>`
       SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
-      WHERE ${liveAt(scopeId, revision)} AND v.state = 'active' AND v.content_hash = ANY(${[...hashes]}::text[])`.execute(db);
+      WHERE ${liveAt(scopeId, revision)} AND v.state = 'active' AND v.content_hash = ANY(${[...hashes]}::text[])`.execute(
+      db,
+    );
     return new Map(rows.map((row) => [row.content_hash, toEntryVersion(row)]));
   }
 
@@ -253,7 +272,9 @@ export class PostgresMemoryStore implements MemoryStore {
       const { k1, b, delta } = query.bm25;
       // BM25 over the postings of live entries: idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
       // tf part = tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl)) + delta, summed over matched query lexemes.
-      const { rows } = await sql<EntryVersionRow & { score: number; matched_terms: number; query_terms: number }>`
+      const { rows } = await sql<
+        EntryVersionRow & { score: number; matched_terms: number; query_terms: number }
+      >`
         WITH q AS (
           SELECT DISTINCT t.lexeme FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t
         ), live AS (
@@ -313,7 +334,11 @@ export class PostgresMemoryStore implements MemoryStore {
           AND ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
         ORDER BY ${distance}, v.entry_id, v.entry_version_id
         LIMIT ${query.limit}`.execute(this.#db);
-      return rows.map((row, index) => ({ version: toEntryVersion(row), rank: index + 1, score: Number(row.cosine) }));
+      return rows.map((row, index) => ({
+        version: toEntryVersion(row),
+        rank: index + 1,
+        score: Number(row.cosine),
+      }));
     });
   }
 
@@ -370,7 +395,9 @@ export class PostgresMemoryStore implements MemoryStore {
 
   listScopes() {
     return guardStoreErrors(async () =>
-      (await this.#db.selectFrom('pc_memories').select('scope_id').orderBy('scope_id').execute()).map((r) => r.scope_id),
+      (await this.#db.selectFrom('pc_memories').select('scope_id').orderBy('scope_id').execute()).map(
+        (r) => r.scope_id,
+      ),
     );
   }
 

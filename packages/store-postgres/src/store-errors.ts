@@ -1,6 +1,13 @@
 import { PowerContextError, StoreUnavailableError } from '@powercontext/memory-core';
 
-const CONNECTION_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+const CONNECTION_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+]);
 
 /** True for failures that mean "the database is not reachable right now", not a bug or bad data. */
 export function isUnavailable(error: unknown): boolean {
@@ -8,12 +15,15 @@ export function isUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
     // 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now; 53300: too many connections.
-    if (CONNECTION_ERRNO.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '53300') return true;
+    if (CONNECTION_ERRNO.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '53300')
+      return true;
   }
   if (error instanceof AggregateError) return error.errors.some(isUnavailable);
   return (
     typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message)
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+      message,
+    )
   );
 }
 

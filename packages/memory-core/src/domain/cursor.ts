@@ -10,7 +10,9 @@ export function decodeCursor<Schema extends z.ZodType>(schema: Schema, cursor: s
   try {
     return schema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
   } catch {
-    throw new ValidationError([{ field: 'cursor', rule: 'cursor must be a value returned by this operation' }]);
+    throw new ValidationError([
+      { field: 'cursor', rule: 'cursor must be a value returned by this operation' },
+    ]);
   }
 }
 

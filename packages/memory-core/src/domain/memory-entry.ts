@@ -38,7 +38,9 @@ export const sourceRefSchema = z.strictObject({
 
 export const entryKindSchema = z
   .string({ error: 'kind must be a string' })
-  .regex(/^[a-z][a-z0-9_.-]{0,63}$/u, { error: 'kind must be 1-64 lowercase letters, digits, "_", "." or "-"' });
+  .regex(/^[a-z][a-z0-9_.-]{0,63}$/u, {
+    error: 'kind must be 1-64 lowercase letters, digits, "_", "." or "-"',
+  });
 
 export const metadataSchema = z
   .record(z.string(), z.json(), { error: 'metadata must be a JSON object' })
@@ -49,9 +51,12 @@ export const metadataSchema = z
     error: 'metadata must not contain NUL (U+0000)',
   });
 
-export const entryTextSchema = storableText('text', 1, ENTRY_TEXT_MAX_CHARS).refine((value) => value.trim() !== '', {
-  error: 'text must contain a non-space character',
-});
+export const entryTextSchema = storableText('text', 1, ENTRY_TEXT_MAX_CHARS).refine(
+  (value) => value.trim() !== '',
+  {
+    error: 'text must contain a non-space character',
+  },
+);
 
 export const rememberEntrySchema = z.strictObject({
   text: entryTextSchema,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { searchRequestSchema } from './search.js';
 import { normalizeQuery } from './query-normalization.js';
+import { searchRequestSchema } from './search.js';
 
 describe('normalizeQuery', () => {
   it('applies NFKC, trims and collapses white space runs', () => {

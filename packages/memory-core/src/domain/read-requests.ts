@@ -7,11 +7,17 @@ const limitSchema = z
   .min(1, { error: 'limit must be at least 1' })
   .max(LIST_LIMIT_MAX, { error: `limit must be at most ${LIST_LIMIT_MAX}` })
   .default(50);
-const revisionSchema = z.int({ error: 'revision must be an integer' }).min(1, { error: 'revision must be at least 1' });
-const cursorSchema = z.string({ error: 'cursor must be a string' }).max(1024, { error: 'cursor is too long' });
+const revisionSchema = z
+  .int({ error: 'revision must be an integer' })
+  .min(1, { error: 'revision must be at least 1' });
+const cursorSchema = z
+  .string({ error: 'cursor must be a string' })
+  .max(1024, { error: 'cursor is too long' });
 
 export const listEntriesRequestSchema = z.strictObject({
-  state: z.enum(['active', 'inactive', 'all'], { error: 'state must be one of active, inactive, all' }).default('active'),
+  state: z
+    .enum(['active', 'inactive', 'all'], { error: 'state must be one of active, inactive, all' })
+    .default('active'),
   revision: revisionSchema.optional(),
   cursor: cursorSchema.optional(),
   limit: limitSchema,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-const hasLoneSurrogate = (value: string): boolean => !(value as string & { isWellFormed(): boolean }).isWellFormed();
+const hasLoneSurrogate = (value: string): boolean =>
+  !(value as string & { isWellFormed(): boolean }).isWellFormed();
 
 /**
  * Text that PostgreSQL can store byte for byte: well-formed UTF-16 (no lone surrogates) and no NUL.
@@ -12,7 +13,9 @@ export function storableText(field: string, min: number, max: number) {
     .min(min, { error: `${field} must be at least ${min} characters` })
     .max(max, { error: `${field} must be at most ${max} characters` })
     .refine((value) => !value.includes('\u0000'), { error: `${field} must not contain NUL (U+0000)` })
-    .refine((value) => !hasLoneSurrogate(value), { error: `${field} must be well-formed Unicode (no lone surrogates)` });
+    .refine((value) => !hasLoneSurrogate(value), {
+      error: `${field} must be well-formed Unicode (no lone surrogates)`,
+    });
 }
 
 export const scopeIdSchema = storableText('scope id', 1, 256).refine((value) => value.trim() === value, {

@@ -6,10 +6,14 @@ export class RevisionConflictError extends PowerContextError {
   readonly expectedRevision: number;
 
   constructor(scopeId: string, expectedRevision: number, options: { cause?: unknown } = {}) {
-    super('revision_conflict', `Scope "${scopeId}" moved past revision ${expectedRevision} during the write`, {
-      ...options,
-      retryable: true,
-    });
+    super(
+      'revision_conflict',
+      `Scope "${scopeId}" moved past revision ${expectedRevision} during the write`,
+      {
+        ...options,
+        retryable: true,
+      },
+    );
     this.scopeId = scopeId;
     this.expectedRevision = expectedRevision;
   }

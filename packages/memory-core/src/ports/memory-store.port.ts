@@ -106,7 +106,11 @@ export interface MemoryStore {
    * Runs `work` in one atomic transaction that sees the scope at `expectedRevision` (0 = never
    * written). Throws RevisionConflictError when the head is elsewhere; nothing is written then.
    */
-  write<T>(scopeId: string, expectedRevision: number, work: (tx: MemoryWriteTransaction) => Promise<T>): Promise<T>;
+  write<T>(
+    scopeId: string,
+    expectedRevision: number,
+    work: (tx: MemoryWriteTransaction) => Promise<T>,
+  ): Promise<T>;
   revisionExists(scopeId: string, revision: number): Promise<boolean>;
   /** The entry's version that was current at `revision`. */
   entryAt(scopeId: string, entryId: string, revision: number): Promise<EntryVersion | undefined>;

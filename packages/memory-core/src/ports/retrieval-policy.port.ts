@@ -23,6 +23,8 @@ export interface RetrievalPolicy {
   fuse(
     channels: { fts?: readonly ChannelCandidate[]; vector?: readonly ChannelCandidate[] },
     limit: number,
-    toHit: (candidate: ChannelCandidate) => Omit<MemoryHit, 'score' | 'matchedBy' | 'channelRanks' | 'channelScores'>,
+    toHit: (
+      candidate: ChannelCandidate,
+    ) => Omit<MemoryHit, 'score' | 'matchedBy' | 'channelRanks' | 'channelScores'>,
   ): MemoryHit[];
 }

@@ -118,14 +118,20 @@ export class MemoryService {
     );
 
     return this.#mutate(scope, async (tx, head) => {
-      const existing = await tx.findActiveByContentHash([...new Set(prepared.map((entry) => entry.contentHash))]);
+      const existing = await tx.findActiveByContentHash([
+        ...new Set(prepared.map((entry) => entry.contentHash)),
+      ]);
       const results: RememberResult['entries'] = [];
       const created: NewEntryVersion[] = [];
       const inBatch = new Map<string, NewEntryVersion>();
       prepared.forEach((entry, index) => {
         const duplicate = existing.get(entry.contentHash) ?? inBatch.get(entry.contentHash);
         if (duplicate) {
-          results.push({ entryId: duplicate.entryId, entryVersionId: duplicate.entryVersionId, status: 'duplicate' });
+          results.push({
+            entryId: duplicate.entryId,
+            entryVersionId: duplicate.entryVersionId,
+            status: 'duplicate',
+          });
           return;
         }
         const vector = vectors[index];
@@ -165,7 +171,8 @@ export class MemoryService {
         return { memory: head!, entry: current, status: 'unchanged' as const };
       }
       const next = this.#nextVersion(current, { kind, text: input.text, contentHash: hash, metadata });
-      if (vector && next.state === 'active') next.embedding = { profileId: this.#embedder.profile.id, vector };
+      if (vector && next.state === 'active')
+        next.embedding = { profileId: this.#embedder.profile.id, vector };
       const { memory, versions } = await tx.appendRevision('revise', [next]);
       return { memory, entry: versions[0]!, status: 'created' as const };
     });
@@ -176,7 +183,8 @@ export class MemoryService {
     const { entryId } = parseInput(entryTargetSchema, request);
     return this.#mutate(scope, async (tx, head) => {
       const current = await this.#requireCurrent(tx, entryId);
-      if (current.state === 'inactive') return { memory: head!, entry: current, status: 'unchanged' as const };
+      if (current.state === 'inactive')
+        return { memory: head!, entry: current, status: 'unchanged' as const };
       const next = this.#nextVersion(current, { state: 'inactive' });
       const { memory, versions } = await tx.appendRevision('forget', [next]);
       return { memory, entry: versions[0]!, status: 'created' as const };
@@ -191,7 +199,8 @@ export class MemoryService {
     const [vector] = before ? await this.#embedForIndex(scope, [before.text]) : [];
     return this.#mutate(scope, async (tx, latest) => {
       const current = await this.#requireCurrent(tx, entryId);
-      if (current.state === 'active') return { memory: latest!, entry: current, status: 'unchanged' as const };
+      if (current.state === 'active')
+        return { memory: latest!, entry: current, status: 'unchanged' as const };
       const next = this.#nextVersion(current, { state: 'active' });
       if (vector && before?.contentHash === current.contentHash) {
         next.embedding = { profileId: this.#embedder.profile.id, vector };
@@ -270,11 +279,15 @@ export class MemoryService {
     if (!head || head.artifactId !== cited.artifactId) {
       throw new InvalidCitationError('artifactId is not the memory of this scope');
     }
-    if (cited.revision > head.revision) throw new InvalidCitationError(`revision ${cited.revision} does not exist yet`);
+    if (cited.revision > head.revision)
+      throw new InvalidCitationError(`revision ${cited.revision} does not exist yet`);
     const entry = await this.#store.entryAt(scope, cited.entryId, cited.revision);
-    if (!entry) throw new InvalidCitationError(`entry ${cited.entryId} did not exist at revision ${cited.revision}`);
+    if (!entry)
+      throw new InvalidCitationError(`entry ${cited.entryId} did not exist at revision ${cited.revision}`);
     if (entry.entryVersionId !== cited.entryVersionId) {
-      throw new InvalidCitationError(`entry version ${cited.entryVersionId} was not current at revision ${cited.revision}`);
+      throw new InvalidCitationError(
+        `entry version ${cited.entryVersionId} was not current at revision ${cited.revision}`,
+      );
     }
     const atHead = await this.#store.entryAt(scope, cited.entryId, head.revision);
     return {
@@ -294,7 +307,10 @@ export class MemoryService {
   }
 
   /** Embeds active entries that have no vector of the current profile. Returns how many were filled. */
-  async reembed(scopeId: string, options: { batchSize?: number; signal?: AbortSignal } = {}): Promise<number> {
+  async reembed(
+    scopeId: string,
+    options: { batchSize?: number; signal?: AbortSignal } = {},
+  ): Promise<number> {
     const scope = parseInput(scopeIdSchema, scopeId);
     const batchSize = options.batchSize ?? 128;
     const profileId = this.#embedder.profile.id;
@@ -309,7 +325,10 @@ export class MemoryService {
       await this.#store.putEmbeddings(
         scope,
         profileId,
-        missing.map((version, index) => ({ entryVersionId: version.entryVersionId, vector: vectors[index]! })),
+        missing.map((version, index) => ({
+          entryVersionId: version.entryVersionId,
+          vector: vectors[index]!,
+        })),
       );
       filled += missing.length;
     }
@@ -366,7 +385,10 @@ export class MemoryService {
   }
 
   /** Serialises writers of one scope in-process and retries a lost compare-and-swap a bounded number of times. */
-  async #mutate<T>(scopeId: string, work: (tx: MemoryWriteTransaction, head: MemoryRef | undefined) => Promise<T>) {
+  async #mutate<T>(
+    scopeId: string,
+    work: (tx: MemoryWriteTransaction, head: MemoryRef | undefined) => Promise<T>,
+  ) {
     return this.#locks.run(scopeId, async () => {
       for (let attempt = 1; ; attempt += 1) {
         const head = await this.#store.head(scopeId);

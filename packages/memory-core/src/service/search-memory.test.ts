@@ -13,7 +13,9 @@ describe('chooseMode', () => {
   });
   it('explicit vector modes without the index are a typed error naming the capability', () => {
     for (const mode of ['vector', 'hybrid'] as const) {
-      expect(() => chooseMode(mode, false, 4)).toThrow(expect.objectContaining({ code: 'capability_unavailable', capability: 'vector_index' }));
+      expect(() => chooseMode(mode, false, 4)).toThrow(
+        expect.objectContaining({ code: 'capability_unavailable', capability: 'vector_index' }),
+      );
     }
   });
 });

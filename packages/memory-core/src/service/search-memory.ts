@@ -34,7 +34,12 @@ export async function searchMemory(
   const { query, limit, mode: requestedMode } = parseInput(searchRequestSchema, request);
   const head = await deps.store.head(scopeId);
   if (!head) {
-    return { memory: undefined, requestedMode, mode: requestedMode === 'auto' ? 'fts' : requestedMode, hits: [] };
+    return {
+      memory: undefined,
+      requestedMode,
+      mode: requestedMode === 'auto' ? 'fts' : requestedMode,
+      hits: [],
+    };
   }
   const { profile } = deps.embedder;
   const index = await deps.store.vectorIndexState(scopeId, head.revision, profile.id);
@@ -52,7 +57,9 @@ export async function searchMemory(
       if (!queryVector) throw new Error('the embedder returned no vector');
     } catch (error) {
       if (requestedMode !== 'auto') {
-        throw new CapabilityUnavailableError('query_embedding', 'the query could not be embedded', { cause: error });
+        throw new CapabilityUnavailableError('query_embedding', 'the query could not be embedded', {
+          cause: error,
+        });
       }
       deps.logger.warn('memory.search.query_embedding_failed', { scopeId, profileId: profile.id });
       fallback = { from: mode, to: 'fts', reason: 'query_embedding_failed' };
@@ -65,7 +72,12 @@ export async function searchMemory(
       ? undefined
       : deps.store.lexicalSearch({ ...snapshot, query, limit: fetchLimit, bm25: deps.policy.bm25 }),
     queryVector
-      ? deps.store.vectorSearch({ ...snapshot, profileId: profile.id, vector: queryVector, limit: fetchLimit })
+      ? deps.store.vectorSearch({
+          ...snapshot,
+          profileId: profile.id,
+          vector: queryVector,
+          limit: fetchLimit,
+        })
       : undefined,
   ]);
 
@@ -73,7 +85,9 @@ export async function searchMemory(
   if (lexical) channels.fts = deps.policy.admitLexical(lexical.candidates, lexical.queryTermCount);
   if (vector) channels.vector = deps.policy.admitVector(vector, profile.minCosine);
 
-  const toHit = (candidate: ChannelCandidate): Omit<MemoryHit, 'score' | 'matchedBy' | 'channelRanks' | 'channelScores'> => ({
+  const toHit = (
+    candidate: ChannelCandidate,
+  ): Omit<MemoryHit, 'score' | 'matchedBy' | 'channelRanks' | 'channelScores'> => ({
     citation: {
       artifactId: head.artifactId,
       revision: head.revision,
@@ -95,7 +109,11 @@ export async function searchMemory(
 }
 
 /** auto = hybrid when the vector index is complete, else fts; explicit vector modes need the index. */
-export function chooseMode(requested: SearchModeRequest, vectorIndexComplete: boolean, missing = 0): SearchMode {
+export function chooseMode(
+  requested: SearchModeRequest,
+  vectorIndexComplete: boolean,
+  missing = 0,
+): SearchMode {
   if (requested === 'auto') return vectorIndexComplete ? 'hybrid' : 'fts';
   if (requested !== 'fts' && !vectorIndexComplete) {
     throw new CapabilityUnavailableError(

@@ -1,6 +1,6 @@
-import { describeMemoryStoreContract, describeSearchContract } from './index.js';
-import { InMemoryMemoryStore } from './in-memory-store.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
+import { InMemoryMemoryStore } from './in-memory-store.js';
+import { describeMemoryStoreContract, describeSearchContract } from './index.js';
 
 /** The in-memory fake proves itself against the same suites as the real adapters. */
 describeMemoryStoreContract('in-memory', { createStore: async () => new InMemoryMemoryStore() });
@@ -17,7 +17,13 @@ const minimalPolicy: RetrievalPolicy = {
     const byId = new Map<string, ReturnType<RetrievalPolicy['fuse']>[number]>();
     for (const [channel, list] of Object.entries(channels) as ['fts' | 'vector', typeof channels.fts][]) {
       for (const c of list ?? []) {
-        const hit = byId.get(c.version.entryVersionId) ?? { ...toHit(c), score: 0, matchedBy: [], channelRanks: {}, channelScores: {} };
+        const hit = byId.get(c.version.entryVersionId) ?? {
+          ...toHit(c),
+          score: 0,
+          matchedBy: [],
+          channelRanks: {},
+          channelScores: {},
+        };
         hit.score += 1 / (60 + c.rank);
         hit.matchedBy.push(channel);
         hit.channelRanks[channel] = c.rank;
@@ -25,7 +31,12 @@ const minimalPolicy: RetrievalPolicy = {
         byId.set(c.version.entryVersionId, hit);
       }
     }
-    return [...byId.values()].sort((a, b) => b.score - a.score || (a.citation.entryId < b.citation.entryId ? -1 : 1)).slice(0, limit);
+    return [...byId.values()]
+      .sort((a, b) => b.score - a.score || (a.citation.entryId < b.citation.entryId ? -1 : 1))
+      .slice(0, limit);
   },
 };
-describeSearchContract('in-memory', { createStore: async () => new InMemoryMemoryStore(), retrievalPolicy: minimalPolicy });
+describeSearchContract('in-memory', {
+  createStore: async () => new InMemoryMemoryStore(),
+  retrievalPolicy: minimalPolicy,
+});

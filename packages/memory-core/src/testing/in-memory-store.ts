@@ -36,7 +36,8 @@ interface StoredMemory {
 }
 
 const liveAt = (stored: StoredVersion, revision: number) =>
-  stored.version.revision <= revision && (stored.supersededAt === undefined || stored.supersededAt > revision);
+  stored.version.revision <= revision &&
+  (stored.supersededAt === undefined || stored.supersededAt > revision);
 
 /**
  * A complete MemoryStore in process memory, for tests and examples. It passes the same contract
@@ -51,18 +52,27 @@ export class InMemoryMemoryStore implements MemoryStore {
     return memory ? { ...memory.ref } : undefined;
   }
 
-  async write<T>(scopeId: string, expectedRevision: number, work: (tx: MemoryWriteTransaction) => Promise<T>) {
+  async write<T>(
+    scopeId: string,
+    expectedRevision: number,
+    work: (tx: MemoryWriteTransaction) => Promise<T>,
+  ) {
     return this.#locks.run(scopeId, async () => {
       const memory = this.#memories.get(scopeId);
-      if ((memory?.ref.revision ?? 0) !== expectedRevision) throw new RevisionConflictError(scopeId, expectedRevision);
+      if ((memory?.ref.revision ?? 0) !== expectedRevision)
+        throw new RevisionConflictError(scopeId, expectedRevision);
       const live = (memory?.versions ?? []).filter((stored) => liveAt(stored, expectedRevision));
-      let pending: { operation: RevisionOperation; versions: readonly NewEntryVersion[]; ref: MemoryRef } | undefined;
+      let pending:
+        | { operation: RevisionOperation; versions: readonly NewEntryVersion[]; ref: MemoryRef }
+        | undefined;
       const createdAt = new Date().toISOString();
       const tx: MemoryWriteTransaction = {
         findActiveByContentHash: async (hashes) =>
           new Map(
             live
-              .filter((stored) => stored.version.state === 'active' && hashes.includes(stored.version.contentHash))
+              .filter(
+                (stored) => stored.version.state === 'active' && hashes.includes(stored.version.contentHash),
+              )
               .map((stored) => [stored.version.contentHash, { ...stored.version }]),
           ),
         currentVersion: async (entryId) => {
@@ -77,7 +87,10 @@ export class InMemoryMemoryStore implements MemoryStore {
             revision: expectedRevision + 1,
           };
           pending = { operation, versions, ref };
-          return { memory: ref, versions: versions.map((version) => toEntryVersion(version, ref.revision, createdAt)) };
+          return {
+            memory: ref,
+            versions: versions.map((version) => toEntryVersion(version, ref.revision, createdAt)),
+          };
         },
       };
       const result = await work(tx);
@@ -95,7 +108,9 @@ export class InMemoryMemoryStore implements MemoryStore {
     const target = memory ?? { ref: pending.ref, versions: [] };
     for (const version of pending.versions) {
       if (version.previousVersionId) {
-        const previous = target.versions.find((stored) => stored.version.entryVersionId === version.previousVersionId);
+        const previous = target.versions.find(
+          (stored) => stored.version.entryVersionId === version.previousVersionId,
+        );
         if (previous) previous.supersededAt = pending.ref.revision;
       }
       const terms = version.state === 'active' ? termFrequencies(version.text) : new Map<string, number>();
@@ -104,7 +119,9 @@ export class InMemoryMemoryStore implements MemoryStore {
         operation: pending.operation,
         terms,
         length: [...terms.values()].reduce((sum, count) => sum + count, 0),
-        vectors: new Map(version.embedding ? [[version.embedding.profileId, [...version.embedding.vector]]] : []),
+        vectors: new Map(
+          version.embedding ? [[version.embedding.profileId, [...version.embedding.vector]]] : [],
+        ),
       });
     }
     target.ref = pending.ref;
@@ -122,7 +139,9 @@ export class InMemoryMemoryStore implements MemoryStore {
   }
 
   async entryVersion(scopeId: string, entryVersionId: string) {
-    const found = this.#memories.get(scopeId)?.versions.find((s) => s.version.entryVersionId === entryVersionId);
+    const found = this.#memories
+      .get(scopeId)
+      ?.versions.find((s) => s.version.entryVersionId === entryVersionId);
     return found ? { ...found.version } : undefined;
   }
 
@@ -145,17 +164,25 @@ export class InMemoryMemoryStore implements MemoryStore {
           s.version.revision > after.revision ||
           (s.version.revision === after.revision && s.version.entryVersionId > after.entryVersionId),
       )
-      .sort((a, b) => a.version.revision - b.version.revision || compare(a.version.entryVersionId, b.version.entryVersionId))
+      .sort(
+        (a, b) =>
+          a.version.revision - b.version.revision ||
+          compare(a.version.entryVersionId, b.version.entryVersionId),
+      )
       .slice(0, query.limit)
       .map((s) => ({ revision: s.version.revision, operation: s.operation, version: { ...s.version } }));
   }
 
   async lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
     const terms = [...new Set(analyze(query.query))];
-    const live = this.#live(query.scopeId, query.revision).filter((stored) => stored.version.state === 'active');
+    const live = this.#live(query.scopeId, query.revision).filter(
+      (stored) => stored.version.state === 'active',
+    );
     const count = live.length;
     const averageLength = count === 0 ? 0 : live.reduce((sum, stored) => sum + stored.length, 0) / count;
-    const documentFrequency = new Map(terms.map((term) => [term, live.filter((s) => s.terms.has(term)).length]));
+    const documentFrequency = new Map(
+      terms.map((term) => [term, live.filter((s) => s.terms.has(term)).length]),
+    );
     const { k1, b, delta } = query.bm25;
     const scored = live
       .map((stored) => {
@@ -230,7 +257,13 @@ export class InMemoryMemoryStore implements MemoryStore {
 
 function toEntryVersion(version: NewEntryVersion, revision: number, createdAt: string): EntryVersion {
   const { embedding: _embedding, ...rest } = version;
-  return { ...rest, sources: rest.sources.map((s) => ({ ...s })), metadata: structuredClone(rest.metadata), revision, createdAt };
+  return {
+    ...rest,
+    sources: rest.sources.map((s) => ({ ...s })),
+    metadata: structuredClone(rest.metadata),
+    revision,
+    createdAt,
+  };
 }
 
 function compare(a: string, b: string) {

@@ -32,7 +32,9 @@ export function describeSearchContract(name: string, options: SearchContractOpti
       await store.prepareEmbeddingProfile(embedder.profile);
       service = new MemoryService({ store, embedder, retrievalPolicy: options.retrievalPolicy });
       await service.remember(scopeId, { entries: CONVERSATION.map((text) => ({ text })) });
-      await service.remember(`search-other-${randomUUID()}`, { entries: [{ text: 'Caroline support group elsewhere' }] });
+      await service.remember(`search-other-${randomUUID()}`, {
+        entries: [{ text: 'Caroline support group elsewhere' }],
+      });
     });
     afterAll(async () => {
       await store?.close();
@@ -46,16 +48,24 @@ export function describeSearchContract(name: string, options: SearchContractOpti
       expect(result.hits.length).toBeLessThanOrEqual(3);
       expect(result.hits[0]!.text).toContain('support group');
       for (const hit of result.hits) {
-        expect(hit.citation).toMatchObject({ artifactId: result.memory!.artifactId, revision: result.memory!.revision });
+        expect(hit.citation).toMatchObject({
+          artifactId: result.memory!.artifactId,
+          revision: result.memory!.revision,
+        });
         expect(hit.text).toBe(hit.entry.text);
       }
-      expect(result.hits.some((hit) => hit.matchedBy.includes('fts') && hit.matchedBy.includes('vector'))).toBe(true);
+      expect(
+        result.hits.some((hit) => hit.matchedBy.includes('fts') && hit.matchedBy.includes('vector')),
+      ).toBe(true);
       const scores = result.hits.map((hit) => hit.score);
       expect([...scores].sort((a, b) => b - a)).toEqual(scores);
     });
 
     it('fts mode uses only the lexical channel with OR semantics over the query words', async () => {
-      const result = await service.search(scopeId, { query: 'what did Melanie paint at the lake?', mode: 'fts' });
+      const result = await service.search(scopeId, {
+        query: 'what did Melanie paint at the lake?',
+        mode: 'fts',
+      });
       expect(result.mode).toBe('fts');
       expect(result.hits[0]!.text).toContain('lake sunrise');
       for (const hit of result.hits) {
@@ -66,10 +76,16 @@ export function describeSearchContract(name: string, options: SearchContractOpti
     });
 
     it('vector mode uses only the vector channel', async () => {
-      const result = await service.search(scopeId, { query: 'beach camping summer', mode: 'vector', limit: 2 });
+      const result = await service.search(scopeId, {
+        query: 'beach camping summer',
+        mode: 'vector',
+        limit: 2,
+      });
       expect(result.mode).toBe('vector');
       expect(result.hits[0]!.text).toContain('camping');
-      expect(result.hits.every((hit) => hit.matchedBy.length === 1 && hit.matchedBy[0] === 'vector')).toBe(true);
+      expect(result.hits.every((hit) => hit.matchedBy.length === 1 && hit.matchedBy[0] === 'vector')).toBe(
+        true,
+      );
     });
 
     it('never returns entries of another scope', async () => {
@@ -85,14 +101,21 @@ export function describeSearchContract(name: string, options: SearchContractOpti
 
     it('auto falls back to fts when the query cannot be embedded, and says so', async () => {
       const failing = createFakeEmbedder({
-        failWith: (texts) => (texts.length === 1 && texts[0]!.startsWith('adoption') ? new Error('provider down') : undefined),
+        failWith: (texts) =>
+          texts.length === 1 && texts[0]!.startsWith('adoption') ? new Error('provider down') : undefined,
       });
-      const degraded = new MemoryService({ store, embedder: failing, retrievalPolicy: options.retrievalPolicy });
+      const degraded = new MemoryService({
+        store,
+        embedder: failing,
+        retrievalPolicy: options.retrievalPolicy,
+      });
       const result = await degraded.search(scopeId, { query: 'adoption agencies' });
       expect(result.mode).toBe('fts');
       expect(result.fallback).toEqual({ from: 'hybrid', to: 'fts', reason: 'query_embedding_failed' });
       expect(result.hits[0]!.text).toContain('adoption');
-      await expect(degraded.search(scopeId, { query: 'adoption agencies', mode: 'hybrid' })).rejects.toMatchObject({
+      await expect(
+        degraded.search(scopeId, { query: 'adoption agencies', mode: 'hybrid' }),
+      ).rejects.toMatchObject({
         code: 'capability_unavailable',
         capability: 'query_embedding',
       });
@@ -100,7 +123,11 @@ export function describeSearchContract(name: string, options: SearchContractOpti
 
     it('uses fts in auto mode and refuses vector modes while the index is incomplete for the profile', async () => {
       const newProfile = createFakeEmbedder({ profile: { id: 'test.bag-of-words.v2' } });
-      const switched = new MemoryService({ store, embedder: newProfile, retrievalPolicy: options.retrievalPolicy });
+      const switched = new MemoryService({
+        store,
+        embedder: newProfile,
+        retrievalPolicy: options.retrievalPolicy,
+      });
       const auto = await switched.search(scopeId, { query: 'painting' });
       expect(auto.mode).toBe('fts');
       await expect(switched.search(scopeId, { query: 'painting', mode: 'vector' })).rejects.toMatchObject({

@@ -13,7 +13,7 @@ export interface StoreContractOptions {
 }
 
 const ODD_TEXTS = [
-  "O'Brien said \"hi\"; DROP TABLE entries; -- & | ! :* ( )",
+  'O\'Brien said "hi"; DROP TABLE entries; -- & | ! :* ( )',
   'Emoji 🧠🚀 and a family 👩‍👩‍👧 with skin tone 👍🏽',
   'עברית מימין לשמאל and العربية',
   '中文記憶 日本語のテキスト 한국어',
@@ -69,7 +69,11 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         expect(entry.text).toBe(ODD_TEXTS[index]);
         expect(entry.kind).toBe('fact');
         expect(entry.sources).toEqual([{ sourceId: `conv-${index}`, locator: `D1:${index}` }]);
-        expect(entry.metadata).toEqual({ at: '2023-05-08', nested: { list: [1, 'two', null, true] }, emoji: '🧠' });
+        expect(entry.metadata).toEqual({
+          at: '2023-05-08',
+          nested: { list: [1, 'two', null, true] },
+          emoji: '🧠',
+        });
         expect(entry.contentHash).toBe(contentHash('fact', ODD_TEXTS[index]!));
         expect(entry.version).toBe(1);
         expect(entry.previousVersionId).toBeNull();
@@ -79,7 +83,9 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
 
     it('does not store an exact active duplicate twice, within or across batches', async () => {
       const scopeId = scope();
-      const first = await service.remember(scopeId, { entries: [{ text: 'same' }, { text: 'same' }, { text: 'other' }] });
+      const first = await service.remember(scopeId, {
+        entries: [{ text: 'same' }, { text: 'same' }, { text: 'other' }],
+      });
       expect(first.entries.map((e) => e.status)).toEqual(['created', 'duplicate', 'created']);
       expect(first.entries[1]!.entryId).toBe(first.entries[0]!.entryId);
       const again = await service.remember(scopeId, { entries: [{ text: 'same' }, { text: 'other' }] });
@@ -87,7 +93,9 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       expect(again.memory.revision).toBe(1);
       const page = await service.list(scopeId, {});
       expect(page.entries).toHaveLength(2);
-      const sameKindDifferent = await service.remember(scopeId, { entries: [{ text: 'same', kind: 'fact' }] });
+      const sameKindDifferent = await service.remember(scopeId, {
+        entries: [{ text: 'same', kind: 'fact' }],
+      });
       expect(sameKindDifferent.entries[0]!.status).toBe('created');
     });
 
@@ -97,7 +105,12 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       const { entryId, entryVersionId } = written.entries[0]!;
       const revised = await service.revise(scopeId, { entryId, text: 'Alice lives in Berlin' });
       expect(revised.status).toBe('created');
-      expect(revised.entry).toMatchObject({ entryId, version: 2, previousVersionId: entryVersionId, revision: 2 });
+      expect(revised.entry).toMatchObject({
+        entryId,
+        version: 2,
+        previousVersionId: entryVersionId,
+        revision: 2,
+      });
       expect((await service.get(scopeId, { entryId })).entry.text).toBe('Alice lives in Berlin');
       expect((await service.get(scopeId, { entryId, revision: 1 })).entry.text).toBe('Alice lives in Paris');
       const old = await service.resolveCitation(scopeId, {
@@ -108,7 +121,9 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       });
       expect(old.entry.text).toBe('Alice lives in Paris');
       expect(old.currentAtHead).toBe(false);
-      expect(await store.entryVersion(scopeId, entryVersionId)).toMatchObject({ text: 'Alice lives in Paris' });
+      expect(await store.entryVersion(scopeId, entryVersionId)).toMatchObject({
+        text: 'Alice lives in Paris',
+      });
       const unchanged = await service.revise(scopeId, { entryId, text: 'Alice lives in Berlin' });
       expect(unchanged.status).toBe('unchanged');
       expect(unchanged.memory.revision).toBe(2);
@@ -116,25 +131,45 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
 
     it('forgets and reactivates through new versions', async () => {
       const scopeId = scope();
-      const written = await service.remember(scopeId, { entries: [{ text: 'temporary espresso fact' }, { text: 'kept' }] });
+      const written = await service.remember(scopeId, {
+        entries: [{ text: 'temporary espresso fact' }, { text: 'kept' }],
+      });
       const entryId = written.entries[0]!.entryId;
       const forgotten = await service.forget(scopeId, { entryId });
       expect(forgotten.entry).toMatchObject({ state: 'inactive', version: 2 });
       expect((await service.list(scopeId, {})).entries.map((e) => e.text)).toEqual(['kept']);
-      expect((await service.list(scopeId, { state: 'inactive' })).entries.map((e) => e.entryId)).toEqual([entryId]);
-      const lexical = await store.lexicalSearch({ scopeId, revision: forgotten.memory.revision, query: 'espresso', limit: 10, bm25 });
+      expect((await service.list(scopeId, { state: 'inactive' })).entries.map((e) => e.entryId)).toEqual([
+        entryId,
+      ]);
+      const lexical = await store.lexicalSearch({
+        scopeId,
+        revision: forgotten.memory.revision,
+        query: 'espresso',
+        limit: 10,
+        bm25,
+      });
       expect(lexical.candidates).toHaveLength(0);
       expect((await service.forget(scopeId, { entryId })).status).toBe('unchanged');
       const back = await service.reactivate(scopeId, { entryId });
       expect(back.entry).toMatchObject({ state: 'active', version: 3, text: 'temporary espresso fact' });
-      const found = await store.lexicalSearch({ scopeId, revision: back.memory.revision, query: 'espresso', limit: 10, bm25 });
+      const found = await store.lexicalSearch({
+        scopeId,
+        revision: back.memory.revision,
+        query: 'espresso',
+        limit: 10,
+        bm25,
+      });
       expect(found.candidates.map((c) => c.version.entryVersionId)).toEqual([back.entry.entryVersionId]);
-      expect((await store.vectorIndexState(scopeId, back.memory.revision, embedder.profile.id)).complete).toBe(true);
+      expect(
+        (await store.vectorIndexState(scopeId, back.memory.revision, embedder.profile.id)).complete,
+      ).toBe(true);
     });
 
     it('paginates entries on the revision of the first page, even when writes land in between', async () => {
       const scopeId = scope();
-      await service.remember(scopeId, { entries: Array.from({ length: 7 }, (_, i) => ({ text: `page entry ${i}` })) });
+      await service.remember(scopeId, {
+        entries: Array.from({ length: 7 }, (_, i) => ({ text: `page entry ${i}` })),
+      });
       const first = await service.list(scopeId, { limit: 3 });
       await service.remember(scopeId, { entries: [{ text: 'arrived later' }] });
       const second = await service.list(scopeId, { limit: 3, cursor: first.nextCursor! });
@@ -194,14 +229,23 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
 
     it('loses no update when writers race, in one process and across processes', async () => {
       const scopeId = scope();
-      const other = new MemoryService({ store, embedder, retrievalPolicy: noSearchPolicy, maxWriteAttempts: 50 });
+      const other = new MemoryService({
+        store,
+        embedder,
+        retrievalPolicy: noSearchPolicy,
+        maxWriteAttempts: 50,
+      });
       const writers = Array.from({ length: 16 }, (_, i) =>
         (i % 2 === 0 ? service : other).remember(scopeId, { entries: [{ text: `racer ${i}` }] }),
       );
       const results = await Promise.all(writers);
-      expect(new Set(results.map((r) => r.memory.revision))).toEqual(new Set(Array.from({ length: 16 }, (_, i) => i + 1)));
+      expect(new Set(results.map((r) => r.memory.revision))).toEqual(
+        new Set(Array.from({ length: 16 }, (_, i) => i + 1)),
+      );
       const page = await service.list(scopeId, { limit: 100 });
-      expect(page.entries.map((e) => e.text).sort()).toEqual(Array.from({ length: 16 }, (_, i) => `racer ${i}`).sort());
+      expect(page.entries.map((e) => e.text).sort()).toEqual(
+        Array.from({ length: 16 }, (_, i) => `racer ${i}`).sort(),
+      );
     });
 
     it('retries a lost compare-and-swap a bounded number of times, then surfaces a typed error', async () => {
@@ -225,14 +269,24 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
           };
         },
       });
-      const once = new MemoryService({ store: racedStore, embedder, retrievalPolicy: noSearchPolicy, maxWriteAttempts: 1 });
+      const once = new MemoryService({
+        store: racedStore,
+        embedder,
+        retrievalPolicy: noSearchPolicy,
+        maxWriteAttempts: 1,
+      });
       staleReads = 1;
       await expect(once.remember(scopeId, { entries: [{ text: 'lost race' }] })).rejects.toMatchObject({
         code: 'revision_conflict',
         retryable: true,
       });
       expect((await store.head(scopeId))?.revision).toBe(1);
-      const thrice = new MemoryService({ store: racedStore, embedder, retrievalPolicy: noSearchPolicy, maxWriteAttempts: 3 });
+      const thrice = new MemoryService({
+        store: racedStore,
+        embedder,
+        retrievalPolicy: noSearchPolicy,
+        maxWriteAttempts: 3,
+      });
       staleReads = 2;
       const won = await thrice.remember(scopeId, { entries: [{ text: 'won on the third attempt' }] });
       expect(won.memory.revision).toBe(2);
@@ -251,7 +305,13 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         ],
       });
       const later = await service.remember(scopeId, { entries: [{ text: 'another marathon story' }] });
-      const atOne = await store.lexicalSearch({ scopeId, revision: 1, query: 'Caroline marathon', limit: 10, bm25 });
+      const atOne = await store.lexicalSearch({
+        scopeId,
+        revision: 1,
+        query: 'Caroline marathon',
+        limit: 10,
+        bm25,
+      });
       expect(atOne.queryTermCount).toBe(2);
       expect(atOne.candidates[0]?.version.entryId).toBe(written.entries[0]!.entryId);
       expect(atOne.candidates[0]?.matchedTerms).toBe(2);
@@ -259,7 +319,13 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       expect(atOne.candidates).toHaveLength(3);
       const scores = atOne.candidates.map((c) => c.score);
       expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-      const atTwo = await store.lexicalSearch({ scopeId, revision: later.memory.revision, query: 'marathon', limit: 10, bm25 });
+      const atTwo = await store.lexicalSearch({
+        scopeId,
+        revision: later.memory.revision,
+        query: 'marathon',
+        limit: 10,
+        bm25,
+      });
       expect(atTwo.candidates).toHaveLength(2);
       const none = await store.lexicalSearch({ scopeId, revision: 2, query: 'the of and', limit: 10, bm25 });
       expect(none).toEqual({ queryTermCount: 0, candidates: [] });
@@ -271,19 +337,36 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         entries: [{ text: 'apple banana cherry' }, { text: 'apple banana' }, { text: 'zebra' }],
       });
       const [query] = await embedder.embed(['apple banana cherry']);
-      const hits = await store.vectorSearch({ scopeId, revision: 1, profileId: embedder.profile.id, vector: query!, limit: 10 });
+      const hits = await store.vectorSearch({
+        scopeId,
+        revision: 1,
+        profileId: embedder.profile.id,
+        vector: query!,
+        limit: 10,
+      });
       expect(hits.map((h) => h.version.entryId)).toEqual(written.entries.map((e) => e.entryId));
       expect(hits[0]!.score).toBeCloseTo(1, 5);
       expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
       expect(
-        await store.vectorSearch({ scopeId, revision: 1, profileId: 'another.profile', vector: query!, limit: 10 }),
+        await store.vectorSearch({
+          scopeId,
+          revision: 1,
+          profileId: 'another.profile',
+          vector: query!,
+          limit: 10,
+        }),
       ).toEqual([]);
       expect(await store.vectorIndexState(scopeId, 1, 'another.profile')).toEqual({
         profileId: 'another.profile',
         missing: 3,
         complete: false,
       });
-      await store.prepareEmbeddingProfile({ id: 'another.profile', dimension: 3, normalization: 'l2', minCosine: 0 });
+      await store.prepareEmbeddingProfile({
+        id: 'another.profile',
+        dimension: 3,
+        normalization: 'l2',
+        minCosine: 0,
+      });
       const missing = await store.versionsMissingEmbedding(scopeId, 'another.profile', 2);
       expect(missing).toHaveLength(2);
       await store.putEmbeddings(
@@ -296,11 +379,15 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
 
     it('rejects bad input with a typed error naming the field, and writes nothing', async () => {
       const scopeId = scope();
-      await expect(service.remember(scopeId, { entries: [{ text: 'ok' }, { text: 'nul\u0000byte' }] })).rejects.toMatchObject({
+      await expect(
+        service.remember(scopeId, { entries: [{ text: 'ok' }, { text: 'nul\u0000byte' }] }),
+      ).rejects.toMatchObject({
         code: 'invalid_request',
         issues: [{ field: 'entries.1.text', rule: 'text must not contain NUL (U+0000)' }],
       });
-      await expect(service.remember(scopeId, { entries: [] })).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(service.remember(scopeId, { entries: [] })).rejects.toMatchObject({
+        code: 'invalid_request',
+      });
       await expect(service.remember(scopeId, { entries: [{ text: '\ud800 lone' }] })).rejects.toMatchObject({
         issues: [{ field: 'entries.0.text' }],
       });

@@ -30,7 +30,9 @@ export class DataDirLock {
           );
         }
         if (owner === process.pid) {
-          throw new StoreIncompatibleError(`The data directory is already open in this process (lock file ${path})`);
+          throw new StoreIncompatibleError(
+            `The data directory is already open in this process (lock file ${path})`,
+          );
         }
         rmSync(path, { force: true }); // left behind by a process that no longer runs
       }

@@ -48,7 +48,10 @@ export async function openPGlite(dataDir: string | undefined): Promise<OpenedPGl
         );
       }
     } else {
-      writeFileSync(manifestPath, `${JSON.stringify({ format: 1, pgliteVersion: version } satisfies DataDirManifest)}\n`);
+      writeFileSync(
+        manifestPath,
+        `${JSON.stringify({ format: 1, pgliteVersion: version } satisfies DataDirManifest)}\n`,
+      );
     }
     const pglite = await PGlite.create({ dataDir: join(dataDir, 'pglite'), extensions: { vector } });
     return { pglite, release: () => lock.release() };
