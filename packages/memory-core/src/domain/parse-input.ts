@@ -1,13 +1,16 @@
 import type { z } from 'zod';
 import { ValidationError } from '../errors/validation-error.js';
 
-/** Parses untrusted input with a schema; failures become a ValidationError naming each field and rule. */
-export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+/**
+ * Parses untrusted input with a schema; failures become a ValidationError naming each field and rule.
+ * `field` names the input itself when it is a single value (e.g. `scopeId`).
+ */
+export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown, field?: string): z.output<Schema> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw new ValidationError(
     result.error.issues.map((issue) => ({
-      field: issue.path.length === 0 ? '(request)' : issue.path.map(String).join('.'),
+      field: [field, ...issue.path.map(String)].filter(Boolean).join('.') || '(request)',
       rule: issue.message,
     })),
   );

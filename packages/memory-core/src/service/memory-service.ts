@@ -109,7 +109,7 @@ export class MemoryService {
   }
 
   async remember(scopeId: string, request: RememberRequest): Promise<RememberResult> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const { entries } = parseInput(rememberRequestSchema, request);
     const prepared = entries.map((entry) => ({ ...entry, contentHash: contentHash(entry.kind, entry.text) }));
     const vectors = await this.#embedForIndex(
@@ -159,7 +159,7 @@ export class MemoryService {
   }
 
   async revise(scopeId: string, request: ReviseRequest): Promise<EntryWriteResult> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const input = parseInput(reviseRequestSchema, request);
     const [vector] = await this.#embedForIndex(scope, [input.text]);
     return this.#mutate(scope, async (tx, head) => {
@@ -179,7 +179,7 @@ export class MemoryService {
   }
 
   async forget(scopeId: string, request: EntryTarget): Promise<EntryWriteResult> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const { entryId } = parseInput(entryTargetSchema, request);
     return this.#mutate(scope, async (tx, head) => {
       const current = await this.#requireCurrent(tx, entryId);
@@ -192,7 +192,7 @@ export class MemoryService {
   }
 
   async reactivate(scopeId: string, request: EntryTarget): Promise<EntryWriteResult> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const { entryId } = parseInput(entryTargetSchema, request);
     const head = await this.#store.head(scope);
     const before = head ? await this.#store.entryAt(scope, entryId, head.revision) : undefined;
@@ -211,7 +211,7 @@ export class MemoryService {
   }
 
   async list(scopeId: string, request: ListEntriesRequest = {}): Promise<EntryPage> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const input = parseInput(listEntriesRequestSchema, request);
     const position = input.cursor ? decodeCursor(entriesCursorSchema, input.cursor) : undefined;
     const memory = await this.#memoryAt(scope, position?.revision ?? input.revision);
@@ -231,7 +231,7 @@ export class MemoryService {
   }
 
   async get(scopeId: string, request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const input = parseInput(getEntryRequestSchema, request);
     const memory = await this.#memoryAt(scope, input.revision);
     const entry = memory ? await this.#store.entryAt(scope, input.entryId, memory.revision) : undefined;
@@ -240,7 +240,7 @@ export class MemoryService {
   }
 
   async changes(scopeId: string, request: ListChangesRequest = {}): Promise<ChangesPage> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const input = parseInput(listChangesRequestSchema, request);
     const position = input.cursor ? decodeCursor(changesCursorSchema, input.cursor) : undefined;
     const memory = await this.#memoryAt(scope, undefined);
@@ -273,7 +273,7 @@ export class MemoryService {
 
   /** Checks that a citation names exactly this entry version as current at the cited revision. */
   async resolveCitation(scopeId: string, citation: Citation): Promise<ResolvedCitation> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const cited = parseInput(citationSchema, citation);
     const head = await this.#store.head(scope);
     if (!head || head.artifactId !== cited.artifactId) {
@@ -298,7 +298,7 @@ export class MemoryService {
   }
 
   async search(scopeId: string, request: SearchMemoryRequest): Promise<SearchResult> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     return searchMemory(
       { store: this.#store, embedder: this.#embedder, policy: this.#policy, logger: this.#logger },
       scope,
@@ -311,7 +311,7 @@ export class MemoryService {
     scopeId: string,
     options: { batchSize?: number; signal?: AbortSignal } = {},
   ): Promise<number> {
-    const scope = parseInput(scopeIdSchema, scopeId);
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const batchSize = options.batchSize ?? 128;
     const profileId = this.#embedder.profile.id;
     let filled = 0;

@@ -129,6 +129,37 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       expect(unchanged.memory.revision).toBe(2);
     });
 
+    it('refuses citations that do not name a current version at the cited revision', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, { entries: [{ text: 'cited fact' }] });
+      const { entryId, entryVersionId } = written.entries[0]!;
+      const citation = { artifactId: written.memory.artifactId, revision: 1, entryId, entryVersionId };
+      await expect(service.resolveCitation(scopeId, citation)).resolves.toMatchObject({
+        currentAtHead: true,
+      });
+      const revised = await service.revise(scopeId, { entryId, text: 'cited fact, corrected' });
+      const cases: [object, RegExp][] = [
+        [{ ...citation, artifactId: randomUUID() }, /artifactId is not the memory of this scope/],
+        [{ ...citation, revision: 3 }, /revision 3 does not exist yet/],
+        [{ ...citation, revision: 2 }, /was not current at revision 2/],
+        [{ ...citation, entryId: randomUUID() }, /did not exist at revision 1/],
+        [{ ...citation, entryVersionId: revised.entry.entryVersionId }, /was not current at revision 1/],
+      ];
+      for (const [bad, reason] of cases) {
+        await expect(service.resolveCitation(scopeId, bad as typeof citation)).rejects.toMatchObject({
+          code: 'invalid_citation',
+          message: expect.stringMatching(reason) as unknown as string,
+        });
+      }
+      await expect(service.resolveCitation(scopeId, { ...citation, revision: 0 })).rejects.toMatchObject({
+        code: 'invalid_request',
+        issues: [{ field: 'revision' }],
+      });
+      await expect(service.resolveCitation(`other-${scopeId}`, citation)).rejects.toMatchObject({
+        code: 'invalid_citation',
+      });
+    });
+
     it('forgets and reactivates through new versions', async () => {
       const scopeId = scope();
       const written = await service.remember(scopeId, {
