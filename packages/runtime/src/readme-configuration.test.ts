@@ -9,7 +9,9 @@ describe('README configuration table', () => {
       .split('\n')
       .filter((line) => line.startsWith('| `POWERCONTEXT_'))
       .map((line) => line.split('|').map((cell) => cell.trim()));
-    expect(rows.map((cells) => cells[1]!.replaceAll('`', ''))).toEqual(CONFIGURATION_TABLE.map((row) => row.name));
+    expect(rows.map((cells) => cells[1]!.replaceAll('`', ''))).toEqual(
+      CONFIGURATION_TABLE.map((row) => row.name),
+    );
     for (const [index, row] of CONFIGURATION_TABLE.entries()) {
       expect(rows[index]![4]).toBe(row.origin);
     }

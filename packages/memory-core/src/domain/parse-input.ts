@@ -5,7 +5,11 @@ import { ValidationError } from '../errors/validation-error.js';
  * Parses untrusted input with a schema; failures become a ValidationError naming each field and rule.
  * `field` names the input itself when it is a single value (e.g. `scopeId`).
  */
-export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown, field?: string): z.output<Schema> {
+export function parseInput<Schema extends z.ZodType>(
+  schema: Schema,
+  input: unknown,
+  field?: string,
+): z.output<Schema> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw new ValidationError(

@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+// Checks that every publishable package in packages/* works as a consumer would get it from the registry:
+//   1. `pnpm pack` it (workspace:^ ranges become real versions),
+//   2. lint the tarball with publint,
+//   3. `npm install` all tarballs together in a scratch project outside the workspace,
+//   4. import every entry point of each package's `exports` there and expect named exports,
+//   5. type-check a file importing every entry point with `tsc` (moduleResolution NodeNext).
+// The packages must already be built (`pnpm build`). Usage: node scripts/check-packs.mjs [--keep]
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
+const rootDevDeps = readJson(path.join(root, 'package.json')).devDependencies ?? {};
+const work = fs.mkdtempSync(path.join(tmpdir(), 'powercontext-check-packs-'));
+const STEPS = ['pack', 'publint', 'import', 'types'];
+
+function run(cmd, args, cwd) {
+  const result = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}`;
+  return { ok: result.status === 0, stdout: result.stdout ?? '', output };
+}
+
+const section = (title) => console.log(`\n=== ${title}`);
+
+// --- discover publishable packages -------------------------------------------------------------
+const packages = [];
+for (const dir of fs.readdirSync(path.join(root, 'packages')).sort()) {
+  const pkgDir = path.join(root, 'packages', dir);
+  if (!fs.existsSync(path.join(pkgDir, 'package.json'))) continue;
+  const manifest = readJson(path.join(pkgDir, 'package.json'));
+  if (manifest.private) {
+    console.log(`skip ${manifest.name} (private)`);
+    continue;
+  }
+  // Entry points a consumer can import: every `exports` key except package.json and other data files.
+  const subpaths = Object.keys(manifest.exports ?? {}).filter((key) => key.startsWith('.'));
+  const entries = (subpaths.length ? subpaths : ['.'])
+    .filter((key) => !key.includes('*') && !/\.(json|css)$/.test(key))
+    .map((key) => manifest.name + key.slice(1));
+  packages.push({ name: manifest.name, dir: pkgDir, entries, status: {}, problems: [] });
+}
+if (packages.length === 0) {
+  console.error('check-packs: no publishable package found under packages/');
+  process.exit(1);
+}
+
+function record(pkg, step, ok, detail) {
+  pkg.status[step] = ok ? 'ok' : 'FAIL';
+  if (!ok && detail) pkg.problems.push(`[${step}] ${detail.trim()}`);
+}
+
+// --- 1 + 2: pack and publint ---------------------------------------------------------------------
+section('pack + publint');
+const tarballDir = path.join(work, 'tarballs');
+fs.mkdirSync(tarballDir);
+for (const pkg of packages) {
+  if (!fs.existsSync(path.join(pkg.dir, 'dist'))) {
+    record(pkg, 'pack', false, `${pkg.dir}/dist is missing: run \`pnpm build\` first`);
+    continue;
+  }
+  const packed = run('pnpm', ['pack', '--json', '--pack-destination', tarballDir], pkg.dir);
+  if (!packed.ok) {
+    record(pkg, 'pack', false, packed.output);
+    continue;
+  }
+  pkg.tarball = JSON.parse(packed.stdout).filename;
+  record(pkg, 'pack', true);
+
+  const data = fs.readFileSync(pkg.tarball);
+  const tarball = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+  const { messages, pkg: packedManifest } = await publint({ pack: { tarball }, level: 'suggestion' });
+  const describe = (m) => `${m.type}: ${formatMessage(m, packedManifest, { color: false })}`;
+  const bad = messages.filter((m) => m.type !== 'suggestion'); // errors and warnings fail the check
+  record(pkg, 'publint', bad.length === 0, bad.map(describe).join('\n'));
+  console.log(`${pkg.name}: ${path.basename(pkg.tarball)}, publint ${bad.length ? 'FAILED' : 'ok'}`);
+  for (const message of messages) console.log(`  ${describe(message)}`);
+}
+
+// --- 3: install the tarballs in a scratch consumer project ---------------------------------------
+section('npm install in a scratch project');
+const consumer = path.join(work, 'consumer');
+fs.mkdirSync(consumer);
+const packed = packages.filter((pkg) => pkg.tarball);
+fs.writeFileSync(
+  path.join(consumer, 'package.json'),
+  `${JSON.stringify({ name: 'powercontext-pack-consumer', private: true, type: 'module' }, null, 2)}\n`,
+);
+const tools = ['typescript', '@types/node', 'vitest'].map(
+  (name) => `${name}@${rootDevDeps[name] ?? 'latest'}`,
+);
+const install = run(
+  'npm',
+  ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((pkg) => pkg.tarball), ...tools],
+  consumer,
+);
+console.log(install.ok ? `installed ${packed.length} tarballs + ${tools.join(' ')}` : install.output);
+if (!install.ok) for (const pkg of packed) record(pkg, 'import', false, 'npm install of the tarballs failed');
+const installed = install.ok ? packed : [];
+
+// --- 4: import every entry point from a generated ESM script -------------------------------------
+section('runtime imports (node, ESM)');
+const specs = installed.flatMap((pkg) => pkg.entries);
+fs.writeFileSync(
+  path.join(consumer, 'check-imports.mjs'),
+  `for (const spec of ${JSON.stringify(specs)}) {
+  try {
+    const names = Object.keys(await import(spec)).filter((name) => name !== 'default');
+    console.log(JSON.stringify({ spec, ok: names.length > 0, detail: names.length ? names.slice(0, 5).join(', ') : 'no named exports' }));
+  } catch (error) {
+    console.log(JSON.stringify({ spec, ok: false, detail: String(error?.stack ?? error) }));
+  }
+}
+`,
+);
+const imports = installed.length ? run('node', ['check-imports.mjs'], consumer) : { stdout: '', output: '' };
+const importResults = new Map();
+for (const line of imports.stdout.split('\n').filter((l) => l.startsWith('{'))) {
+  const { spec, ok, detail } = JSON.parse(line);
+  importResults.set(spec, { ok, detail });
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${spec}: ${ok ? detail : detail.split('\n')[0]}`);
+}
+for (const pkg of installed) {
+  const failed = pkg.entries.filter((spec) => !importResults.get(spec)?.ok);
+  const details = failed.map((spec) => `${spec}: ${importResults.get(spec)?.detail ?? imports.output}`);
+  record(pkg, 'import', failed.length === 0, details.join('\n'));
+}
+
+// --- 5: type-check imports of every entry point with NodeNext resolution -------------------------
+section('types (tsc --noEmit, moduleResolution NodeNext)');
+const tsLines = specs.map((spec, i) => `import * as entry${i} from '${spec}';`);
+tsLines.push(`export const entries = [${specs.map((_, i) => `entry${i}`).join(', ')}];`);
+fs.writeFileSync(path.join(consumer, 'check-types.ts'), `${tsLines.join('\n')}\n`);
+const compilerOptions = {
+  target: 'ES2023',
+  lib: ['ES2023'],
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  types: ['node'],
+  strict: true,
+  noEmit: true,
+  skipLibCheck: false,
+};
+const tsconfig = JSON.stringify({ compilerOptions, files: ['check-types.ts'] }, null, 2);
+fs.writeFileSync(path.join(consumer, 'tsconfig.json'), `${tsconfig}\n`);
+const tsc = installed.length ? run('node_modules/.bin/tsc', ['-p', '.'], consumer) : null;
+if (tsc?.ok) console.log('tsc: no errors');
+// Attribute each tsc error to a package: by the line importing it, or by a file inside its installed folder.
+const tsErrors = (tsc?.output ?? '').split('\n').filter((line) => line.includes('error TS'));
+const ownerOf = (line) =>
+  installed.find(
+    (pkg) =>
+      line.includes(`node_modules/${pkg.name}/`) ||
+      pkg.entries.some((spec) => line.startsWith(`check-types.ts(${specs.indexOf(spec) + 1},`)),
+  );
+for (const pkg of installed) {
+  const mine = tsErrors.filter((line) => ownerOf(line) === pkg);
+  console.log(`${mine.length ? 'FAIL' : 'ok  '} ${pkg.name}${mine.length ? `\n  ${mine.join('\n  ')}` : ''}`);
+  record(pkg, 'types', mine.length === 0, mine.join('\n'));
+}
+// skipLibCheck is off so our own .d.ts files are checked; errors inside third-party declarations (they
+// expect DOM or Emscripten globals) are a consumer's environment question, so they are counted, not failed.
+const thirdParty = tsErrors.filter((line) => !ownerOf(line));
+if (thirdParty.length) console.log(`(${thirdParty.length} errors in third-party declarations ignored)`);
+const tscCrashed = tsc && !tsc.ok && tsErrors.length === 0;
+
+// --- summary -------------------------------------------------------------------------------------
+section('summary');
+const width = Math.max(...packages.map((pkg) => pkg.name.length));
+console.log(`${'package'.padEnd(width)}  ${STEPS.map((s) => s.padEnd(7)).join(' ')}`);
+for (const pkg of packages) {
+  console.log(`${pkg.name.padEnd(width)}  ${STEPS.map((s) => (pkg.status[s] ?? '-').padEnd(7)).join(' ')}`);
+}
+const failures = packages.filter((pkg) => STEPS.some((step) => pkg.status[step] !== 'ok'));
+for (const pkg of failures) {
+  console.log(`\n${pkg.name} failed:`);
+  for (const problem of pkg.problems) console.log(`  ${problem.replaceAll('\n', '\n    ')}`);
+}
+if (tscCrashed) console.log(`\ntsc failed without reporting errors:\n${tsc.output}`);
+const failed = failures.length > 0 || tscCrashed;
+if (failed || process.argv.includes('--keep')) {
+  console.log(`\nscratch files kept in ${work}`);
+} else {
+  fs.rmSync(work, { recursive: true, force: true });
+}
+console.log(
+  `\ncheck-packs: ${failed ? 'FAILED' : 'all good'} (${failures.length} of ${packages.length} packages failing)`,
+);
+process.exit(failed ? 1 : 0);
