@@ -8,9 +8,9 @@ import {
   ValidationError,
 } from '@powercontext/memory-core';
 import { type EmbeddingModel, embedMany } from 'ai';
+import { checkCallLimits, startDeadline } from './call-limits.js';
 import { countModelCalls } from './count-model-calls.js';
 import { raceAbort } from './race-abort.js';
-import { toInferenceError } from './to-inference-error.js';
 
 /** An AI SDK embedding model object (a provider's `.embedding(id)`, or `createEmbeddingModel`). */
 export type AiSdkEmbeddingModel = Exclude<EmbeddingModel, string>;
@@ -61,8 +61,8 @@ export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
     callerSignal?.throwIfAborted();
     if (texts.length === 0) return [];
 
-    const timeoutSignal = AbortSignal.timeout(Math.max(1, Math.round(settings.timeoutSeconds * 1000)));
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeoutSignal]) : timeoutSignal;
+    const deadline = startDeadline(settings.timeoutSeconds, callerSignal);
+    const { signal } = deadline;
     const usage: InferenceUsage = { requests: 0, calls: 0 };
     const model = countModelCalls(options.model, () => {
       usage.requests += 1;
@@ -83,14 +83,7 @@ export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
         vectors.push(...checkedVectors(result.embeddings, batch.length, start, profile, usage));
       }
     } catch (error) {
-      if (callerSignal?.aborted) throw callerSignal.reason;
-      const spent = { ...usage };
-      const failure = timeoutSignal.aborted
-        ? new InferenceError('inference_timeout', `No answer within ${settings.timeoutSeconds} s`, {
-            cause: error,
-            usage: spent,
-          })
-        : toInferenceError(error, spent);
+      const failure = deadline.failure(error, { ...usage });
       throw new EmbeddingFailedError(`Embedding for profile ${profile.id} failed: ${failure.message}`, {
         cause: failure,
         retryable: failure.retryable,
@@ -152,17 +145,7 @@ function validate(options: AiSdkEmbedderOptions) {
   if (!Number.isFinite(settings.minCosine) || settings.minCosine < -1 || settings.minCosine > 1) {
     issues.push({ field: 'profile.minCosine', rule: 'must be a number from -1 to 1' });
   }
-  // The upper bound keeps the deadline far below the largest delay a Node timer accepts (~24.8 days).
-  if (
-    !Number.isFinite(settings.timeoutSeconds) ||
-    settings.timeoutSeconds <= 0 ||
-    settings.timeoutSeconds > 86_400
-  ) {
-    issues.push({ field: 'timeoutSeconds', rule: 'must be a positive number of seconds, at most 86400' });
-  }
-  if (!Number.isInteger(settings.maxRequests) || settings.maxRequests < 1) {
-    issues.push({ field: 'maxRequests', rule: 'must be an integer of at least 1' });
-  }
+  checkCallLimits(settings, issues);
   if (!Number.isInteger(settings.batchSize) || settings.batchSize < 1) {
     issues.push({ field: 'batchSize', rule: 'must be an integer of at least 1' });
   }

@@ -70,6 +70,43 @@ export function embeddingsAnswer(
   });
 }
 
+export interface ChatCompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/**
+ * Answers like `POST /v1/chat/completions` of the OpenAI API: one assistant message whose content is
+ * `content` (a string, e.g. the JSON text of a structured answer), finish reason `stop`, and `usage`
+ * unless it is `null`.
+ */
+export function chatCompletionAnswer(
+  response: ServerResponse,
+  request: RecordedRequest,
+  content: string,
+  usage: ChatCompletionUsage | null = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+) {
+  const { model } = (request.body ?? {}) as { model?: string };
+  sendJson(response, 200, {
+    id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: model ?? 'unknown',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    ...(usage === null ? {} : { usage }),
+  });
+}
+
+/** A responder that lets the n-th script step answer the n-th request; requests past the script get HTTP 418, which is not retried. */
+export function scripted(...steps: Responder[]): Responder {
+  return (request, response, index) => {
+    const step = steps[index];
+    if (step) step(request, response, index);
+    else sendJson(response, 418, { error: { message: `unscripted request ${index}`, type: 'test_error' } });
+  };
+}
+
 export function sendJson(
   response: ServerResponse,
   status: number,

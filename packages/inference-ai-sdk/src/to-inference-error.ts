@@ -4,6 +4,8 @@ import {
   EmptyResponseBodyError,
   InvalidResponseDataError,
   JSONParseError,
+  NoObjectGeneratedError,
+  NoOutputGeneratedError,
   RetryError,
   TypeValidationError,
 } from 'ai';
@@ -14,7 +16,9 @@ import {
  *   retryable;
  * - other HTTP 4xx (bad key, unknown model, bad request): `inference_unavailable`, not retryable,
  *   since the same request will fail again;
- * - a 2xx answer whose body is not what the protocol promises: `inference_invalid_output`.
+ * - a 2xx answer whose body is not what the protocol promises, or a structured answer that is not
+ *   JSON or does not match its schema (`NoObjectGeneratedError`, `NoOutputGeneratedError`):
+ *   `inference_invalid_output`.
  * After retries the AI SDK wraps the attempts in a RetryError; its last error decides.
  */
 export function toInferenceError(error: unknown, usage: InferenceUsage): InferenceError {
@@ -52,6 +56,14 @@ export function toInferenceError(error: unknown, usage: InferenceUsage): Inferen
     );
   }
 
+  if (NoObjectGeneratedError.isInstance(last) || NoOutputGeneratedError.isInstance(last)) {
+    return new InferenceError(
+      'inference_invalid_output',
+      `The model's answer is not the requested structure: ${last.message}`,
+      options,
+    );
+  }
+
   if (
     JSONParseError.isInstance(last) ||
     TypeValidationError.isInstance(last) ||
@@ -66,7 +78,7 @@ export function toInferenceError(error: unknown, usage: InferenceUsage): Inferen
   }
 
   const message = last instanceof Error ? last.message : String(last);
-  return new InferenceError('inference_unavailable', `The embedding call failed: ${message}`, {
+  return new InferenceError('inference_unavailable', `The model call failed: ${message}`, {
     ...options,
     retryable: false,
   });

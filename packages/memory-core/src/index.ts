@@ -27,6 +27,8 @@ export {
   type MemoryHit,
   type ParsedSearchRequest,
   QUERY_MAX_CHARS,
+  type RerankDegradationReason,
+  type RerankTrace,
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
   type SearchFallback,
@@ -46,11 +48,22 @@ export {
   type PowerContextErrorCode,
   type PowerContextErrorOptions,
 } from './errors/powercontext-error.js';
+export { RerankDeadlineError } from './errors/rerank-deadline-error.js';
+export { RerankFailureError } from './errors/rerank-failure-error.js';
+export { RerankOutOfBoundsError } from './errors/rerank-out-of-bounds-error.js';
+export { RerankSaturatedError } from './errors/rerank-saturated-error.js';
+export { RerankerDefectError } from './errors/reranker-defect-error.js';
 export { RevisionConflictError } from './errors/revision-conflict-error.js';
 export { StoreIncompatibleError, StoreUnavailableError } from './errors/store-error.js';
 export { type FieldIssue, ValidationError } from './errors/validation-error.js';
 export type { Embedder, EmbeddingProfile, EmbedOptions } from './ports/embedder.port.js';
 export { type LogFields, type Logger, noopLogger } from './ports/logger.port.js';
+export type {
+  MemoryRerankDecision,
+  MemoryReranker,
+  RerankOptions,
+  RerankUsage,
+} from './ports/memory-reranker.port.js';
 export type {
   EmbeddingToStore,
   LexicalSearchQuery,
@@ -66,6 +79,19 @@ export type {
   VectorSearchQuery,
 } from './ports/memory-store.port.js';
 export type { Bm25Parameters, RetrievalPolicy } from './ports/retrieval-policy.port.js';
+export type {
+  DegradationReason,
+  RerankEndEvent,
+  RerankOutcome,
+  RerankStartEvent,
+  SearchEndEvent,
+  SearchObserver,
+} from './ports/search-observer.port.js';
+export { ConcurrencyGate } from './rerank/concurrency-gate.js';
+export { assertRerankBounds, RERANK_MAX_CANDIDATES, RERANK_MAX_LIMIT } from './rerank/rerank-bounds.js';
+export { type RerankFailurePolicy, RerankStage, type RerankStageOptions } from './rerank/rerank-stage.js';
+export { coarseFallbackRanks, type RankSelection, selectRanks } from './rerank/select-ranks.js';
+export { validateDecision } from './rerank/validate-decision.js';
 export { KeyedMutex } from './service/keyed-mutex.js';
 export {
   type ChangesPage,
@@ -77,4 +103,4 @@ export {
   type RememberResult,
   type ResolvedCitation,
 } from './service/memory-service.js';
-export { chooseMode } from './service/search-memory.js';
+export { chooseMode, type SearchOptions } from './service/search-memory.js';

@@ -68,6 +68,40 @@ export interface SearchFallback {
   reason: 'query_embedding_failed';
 }
 
+export type RerankDegradationReason =
+  | 'timeout'
+  | 'unavailable'
+  | 'invalid_output'
+  | 'saturated'
+  | 'deadline'
+  | 'rerank_failure';
+
+/**
+ * In-process diagnostics of the rerank stage. It holds candidate text and is as sensitive as search
+ * output; the HTTP v1 contract does not return it.
+ */
+export interface RerankTrace {
+  policyId: string;
+  /** The exact coarse pool the reranker saw, in fused order (rank = index + 1). */
+  candidates: MemoryHit[];
+  selectedRanks: number[];
+  discardedRankCount: number;
+  ignoredAfterLimitCount: number;
+  /** RFC 0080 meaning only: a validated output held no usable rank. */
+  usedFallback: boolean;
+  truncatedRanks: number[];
+  /** Set under the fail_open stage policy when the rerank failed and coarse ranks were returned. */
+  degraded?: { reason: RerankDegradationReason; errorCode?: string };
+  latencies: { coarseMs: number; queueWaitMs: number; rerankMs: number };
+  usage: {
+    requests: number;
+    calls: number;
+    inputTokens?: number;
+    outputTokens?: number;
+    totalTokens?: number;
+  };
+}
+
 export interface SearchResult {
   /** The revision every hit was read from; undefined when the scope has never been written. */
   memory: MemoryRef | undefined;
@@ -76,4 +110,6 @@ export interface SearchResult {
   /** Set when `auto` had to fall back from hybrid to fts. */
   fallback?: SearchFallback;
   hits: MemoryHit[];
+  /** Present when a reranker ran on a non-empty pool. */
+  trace?: RerankTrace;
 }

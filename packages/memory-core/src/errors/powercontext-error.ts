@@ -8,7 +8,12 @@ export type PowerContextErrorCode =
   | 'store_unavailable'
   | 'store_incompatible'
   | 'embedding_failed'
-  | 'configuration_error';
+  | 'configuration_error'
+  | 'rerank_out_of_bounds'
+  | 'reranker_defect'
+  | 'rerank_saturated'
+  | 'rerank_deadline'
+  | 'rerank_failure';
 
 const marker = Symbol.for('powercontext.error');
 

@@ -34,8 +34,10 @@ import type {
   RevisionChange,
 } from '../ports/memory-store.port.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
+import type { SearchObserver } from '../ports/search-observer.port.js';
+import type { RerankStage } from '../rerank/rerank-stage.js';
 import { KeyedMutex } from './keyed-mutex.js';
-import { searchMemory } from './search-memory.js';
+import { type SearchOptions, searchMemory } from './search-memory.js';
 
 export interface MemoryServiceOptions {
   store: MemoryStore;
@@ -44,6 +46,9 @@ export interface MemoryServiceOptions {
   logger?: Logger;
   /** Total attempts of a write whose compare-and-swap lost to another process. Default 3. */
   maxWriteAttempts?: number;
+  /** The optional rerank stage (RFC 0080 steps 6-8). Absent: search returns the coarse path unchanged. */
+  rerankStage?: RerankStage;
+  observer?: SearchObserver;
 }
 
 export type EntryWriteStatus = 'created' | 'duplicate' | 'unchanged';
@@ -91,6 +96,8 @@ export class MemoryService {
   readonly #logger: Logger;
   readonly #maxWriteAttempts: number;
   readonly #locks = new KeyedMutex();
+  readonly #rerankStage: RerankStage | undefined;
+  readonly #observer: SearchObserver | undefined;
 
   constructor(options: MemoryServiceOptions) {
     this.#store = options.store;
@@ -98,6 +105,12 @@ export class MemoryService {
     this.#policy = options.retrievalPolicy;
     this.#logger = options.logger ?? noopLogger;
     this.#maxWriteAttempts = options.maxWriteAttempts ?? 3;
+    this.#rerankStage = options.rerankStage;
+    this.#observer = options.observer;
+  }
+
+  get rerankStage(): RerankStage | undefined {
+    return this.#rerankStage;
   }
 
   get embeddingProfile() {
@@ -297,12 +310,24 @@ export class MemoryService {
     };
   }
 
-  async search(scopeId: string, request: SearchMemoryRequest): Promise<SearchResult> {
+  async search(
+    scopeId: string,
+    request: SearchMemoryRequest,
+    options: SearchOptions = {},
+  ): Promise<SearchResult> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     return searchMemory(
-      { store: this.#store, embedder: this.#embedder, policy: this.#policy, logger: this.#logger },
+      {
+        store: this.#store,
+        embedder: this.#embedder,
+        policy: this.#policy,
+        logger: this.#logger,
+        rerankStage: this.#rerankStage,
+        observer: this.#observer,
+      },
       scope,
       request,
+      options,
     );
   }
 

@@ -2,6 +2,7 @@ import { parseInput } from '../domain/parse-input.js';
 import {
   type ChannelCandidate,
   type MemoryHit,
+  type ParsedSearchRequest,
   type SearchFallback,
   type SearchMemoryRequest,
   type SearchMode,
@@ -14,24 +15,68 @@ import type { Embedder } from '../ports/embedder.port.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { MemoryStore } from '../ports/memory-store.port.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
+import type { SearchObserver } from '../ports/search-observer.port.js';
+import type { RerankStage } from '../rerank/rerank-stage.js';
 
 export interface SearchDependencies {
   store: MemoryStore;
   embedder: Embedder;
   policy: RetrievalPolicy;
   logger: Logger;
+  rerankStage?: RerankStage | undefined;
+  observer?: SearchObserver | undefined;
+}
+
+export interface SearchOptions {
+  /** Cancels the search, including a running rerank. */
+  signal?: AbortSignal;
 }
 
 /**
- * The coarse path (RFC 0080 steps 1-5): normalize, choose the mode by capability, fetch each channel
- * within the scope at one head revision, admit, fuse with the retrieval policy, return the first `limit`.
+ * RFC 0080's search. Steps 1-5, the coarse path: normalize, choose the mode by capability, fetch each
+ * channel within the scope at one head revision, admit, fuse. Steps 6-8 when a reranker is configured:
+ * rerank the non-empty pool, resolve the selected ranks to the original hits, return them with a trace.
  */
 export async function searchMemory(
   deps: SearchDependencies,
   scopeId: string,
   request: SearchMemoryRequest,
+  options: SearchOptions = {},
 ): Promise<SearchResult> {
-  const { query, limit, mode: requestedMode } = parseInput(searchRequestSchema, request);
+  const parsed = parseInput(searchRequestSchema, request);
+  deps.observer?.searchStarted?.({ requestedMode: parsed.mode, limit: parsed.limit });
+  const began = performance.now();
+  try {
+    const result = await runSearch(deps, scopeId, parsed, options, began);
+    deps.observer?.searchEnded?.({
+      mode: result.mode,
+      limit: parsed.limit,
+      hitCount: result.hits.length,
+      durationMs: performance.now() - began,
+      reranked: result.trace !== undefined,
+    });
+    return result;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    deps.observer?.searchEnded?.({
+      mode: parsed.mode === 'auto' ? 'fts' : parsed.mode,
+      limit: parsed.limit,
+      hitCount: 0,
+      durationMs: performance.now() - began,
+      reranked: false,
+      error: typeof code === 'string' ? code : 'internal',
+    });
+    throw error;
+  }
+}
+
+async function runSearch(
+  deps: SearchDependencies,
+  scopeId: string,
+  { query, limit, mode: requestedMode }: ParsedSearchRequest,
+  options: SearchOptions,
+  began: number,
+): Promise<SearchResult> {
   const head = await deps.store.head(scopeId);
   if (!head) {
     return {
@@ -46,7 +91,8 @@ export async function searchMemory(
   let mode = chooseMode(requestedMode, index.complete, index.missing);
   let fallback: SearchFallback | undefined;
 
-  const coarseLimit = limit;
+  const stage = deps.rerankStage;
+  const coarseLimit = stage ? Math.max(limit, stage.candidateLimit) : limit;
   const fetchLimit = deps.policy.channelFetchLimit(coarseLimit);
   const snapshot = { scopeId, revision: head.revision };
 
@@ -98,14 +144,15 @@ export async function searchMemory(
     text: candidate.version.text,
   });
   const coarse = deps.policy.fuse(channels, coarseLimit, toHit);
+  const base = { memory: head, requestedMode, mode, ...(fallback ? { fallback } : {}) };
+  if (!stage || coarse.length === 0) return { ...base, hits: coarse.slice(0, limit) };
 
-  return {
-    memory: head,
-    requestedMode,
-    mode,
-    ...(fallback ? { fallback } : {}),
-    hits: coarse.slice(0, limit),
-  };
+  const { hits, trace } = await stage.run(query, coarse, limit, {
+    coarseMs: performance.now() - began,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(deps.observer ? { observer: deps.observer } : {}),
+  });
+  return { ...base, hits, trace };
 }
 
 /** auto = hybrid when the vector index is complete, else fts; explicit vector modes need the index. */

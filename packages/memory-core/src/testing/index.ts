@@ -1,5 +1,11 @@
 export { createFakeEmbedder, type FakeEmbedderOptions } from './fake-embedder.js';
 export { InMemoryMemoryStore } from './in-memory-store.js';
 export { noSearchPolicy } from './no-search-policy.js';
+export {
+  createBarrier,
+  createScriptedReranker,
+  type ScriptedReranker,
+  type ScriptedRerankerOptions,
+} from './scripted-reranker.js';
 export { describeSearchContract, type SearchContractOptions } from './search-contract.js';
 export { describeMemoryStoreContract, type StoreContractOptions } from './store-contract.js';

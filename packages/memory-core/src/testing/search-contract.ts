@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryStore } from '../ports/memory-store.port.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
+import { RerankStage } from '../rerank/rerank-stage.js';
 import { MemoryService } from '../service/memory-service.js';
 import { createFakeEmbedder } from './fake-embedder.js';
+import { createBarrier, createScriptedReranker } from './scripted-reranker.js';
 
 export interface SearchContractOptions {
   createStore: () => Promise<MemoryStore>;
@@ -137,6 +139,70 @@ export function describeSearchContract(name: string, options: SearchContractOpti
       await store.prepareEmbeddingProfile(newProfile.profile);
       expect(await switched.reembed(scopeId)).toBe(CONVERSATION.length);
       expect((await switched.search(scopeId, { query: 'painting' })).mode).toBe('hybrid');
+    });
+
+    it('reranks without holding the scope lock: N searches are in the model at once', async () => {
+      const inFlight = 4;
+      const barrier = createBarrier(inFlight);
+      const reranker = createScriptedReranker({ decide: async () => (await barrier.arrive(), [1]) });
+      const reranking = new MemoryService({
+        store,
+        embedder,
+        retrievalPolicy: options.retrievalPolicy,
+        rerankStage: new RerankStage({ reranker, maxInFlight: 8 }),
+      });
+      const results = await Promise.all(
+        Array.from({ length: inFlight }, () => reranking.search(scopeId, { query: 'Caroline', limit: 2 })),
+      );
+      expect(reranker.calls).toHaveLength(inFlight);
+      for (const result of results) expect(result.trace?.selectedRanks).toEqual([1]);
+    });
+
+    it('a write that lands while a rerank is paused leaves the result citing one complete revision', async () => {
+      const pausedScope = `paused-${randomUUID()}`;
+      await service.remember(pausedScope, { entries: CONVERSATION.map((text) => ({ text })) });
+      let resume!: () => void;
+      const paused = new Promise<void>((resolve) => {
+        resume = resolve;
+      });
+      let entered!: () => void;
+      const reached = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      const reranker = createScriptedReranker({
+        decide: async (_query, candidates) => {
+          entered();
+          await paused;
+          return candidates.map((_, index) => candidates.length - index);
+        },
+      });
+      const reranking = new MemoryService({
+        store,
+        embedder,
+        retrievalPolicy: options.retrievalPolicy,
+        rerankStage: new RerankStage({ reranker, candidateLimit: 10 }),
+      });
+      const searching = reranking.search(pausedScope, { query: 'Caroline support group', limit: 3 });
+      await reached;
+      // The scope is not locked by the search: this write completes while the model is "thinking".
+      const written = await service.remember(pausedScope, {
+        entries: [{ text: 'Caroline joined a second support group' }],
+      });
+      const revised = await service.revise(pausedScope, {
+        entryId: (await service.list(pausedScope, {})).entries[0]!.entryId,
+        text: 'revised while paused',
+      });
+      expect(revised.memory.revision).toBe(written.memory.revision + 1);
+      resume();
+      const result = await searching;
+      const revision = result.memory!.revision;
+      expect(revision).toBe(written.memory.revision - 1);
+      for (const hit of [...result.hits, ...result.trace!.candidates]) {
+        expect(hit.citation.revision).toBe(revision);
+        expect(hit.text).not.toBe('Caroline joined a second support group');
+        const resolved = await service.resolveCitation(pausedScope, hit.citation);
+        expect(resolved.entry.text).toBe(hit.text);
+      }
     });
 
     it('rejects bad search input with the field and the rule', async () => {

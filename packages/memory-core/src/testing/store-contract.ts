@@ -260,14 +260,12 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
 
     it('loses no update when writers race, in one process and across processes', async () => {
       const scopeId = scope();
-      const other = new MemoryService({
-        store,
-        embedder,
-        retrievalPolicy: noSearchPolicy,
-        maxWriteAttempts: 50,
-      });
+      // Two services with separate in-process locks stand in for two processes; only the CAS arbitrates.
+      const [one, two] = [0, 1].map(
+        () => new MemoryService({ store, embedder, retrievalPolicy: noSearchPolicy, maxWriteAttempts: 50 }),
+      );
       const writers = Array.from({ length: 16 }, (_, i) =>
-        (i % 2 === 0 ? service : other).remember(scopeId, { entries: [{ text: `racer ${i}` }] }),
+        (i % 2 === 0 ? one! : two!).remember(scopeId, { entries: [{ text: `racer ${i}` }] }),
       );
       const results = await Promise.all(writers);
       expect(new Set(results.map((r) => r.memory.revision))).toEqual(
