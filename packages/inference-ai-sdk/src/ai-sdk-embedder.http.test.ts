@@ -10,7 +10,7 @@ import {
   type Responder,
   sendJson,
   startLoopbackServer,
-} from './loopback-server.test.helper.js';
+} from './testing/loopback-provider.js';
 
 // These tests run the real adapter path: AI SDK provider -> fetch -> HTTP on 127.0.0.1.
 const profile = { id: 'test.http@3', dimension: 3 };

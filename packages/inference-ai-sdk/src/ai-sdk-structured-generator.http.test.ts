@@ -11,7 +11,7 @@ import {
   scripted,
   sendJson,
   startLoopbackServer,
-} from './loopback-server.test.helper.js';
+} from './testing/loopback-provider.js';
 
 // These tests run the real adapter path: createLanguageModel -> AI SDK provider -> fetch -> HTTP on
 // 127.0.0.1, against a server speaking the OpenAI chat-completions protocol.

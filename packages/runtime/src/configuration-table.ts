@@ -33,7 +33,7 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
   {
     name: 'POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL',
     default: '(unset: local hash embedder)',
-    range: 'openai:<model> | openai-compatible:<model>',
+    range: 'openai:<model> or openai-compatible:<model>',
     origin: 'project extension',
     description:
       'Embedding model for the vector channel. Unset uses the local lexical embedder (no download).',
@@ -67,6 +67,27 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     description: 'Total HTTP attempts per embedding call.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL',
+    default: '(unset)',
+    range: 'openai:<model> or openai-compatible:<model>',
+    origin: 'RFC 0080',
+    description: 'Generation model of the listwise reranker (one structured request per reranked search).',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS',
+    default: '30',
+    range: '0.1..600',
+    origin: 'RFC 0080',
+    description: 'Bound on one generation operation, retries included, through one abort signal.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS',
+    default: '2',
+    range: '1..10',
+    origin: 'RFC 0080',
+    description: 'Total HTTP attempts per generation operation (AI SDK maxRetries = value - 1).',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_INFERENCE_BASE_URL',
     default: '(unset)',
     range: 'http(s) URL',
@@ -80,6 +101,50 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     range: 'secret string',
     origin: 'project extension',
     description: 'API key for the inference provider. Never logged or printed.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED',
+    default: 'false',
+    range: 'true or false',
+    origin: 'RFC 0080',
+    description:
+      'Assemble the listwise reranker from the generation model. An injected reranker applies regardless.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_CANDIDATE_LIMIT',
+    default: '30',
+    range: '1..100',
+    origin: 'RFC 0080',
+    description: 'Coarse fused pool c; the pool is max(limit, c) when a reranker is configured.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY',
+    default: 'fail_closed',
+    range: 'fail_closed or fail_open',
+    origin: 'project extension',
+    description:
+      'fail_closed: rerank errors propagate (RFC 0080). fail_open: coarse ranks, with the degradation in the trace.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MAX_IN_FLIGHT',
+    default: '8',
+    range: '1..256',
+    origin: 'project extension',
+    description: 'Concurrent reranks across all searches (the concurrency gate).',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS',
+    default: '1000',
+    range: '0..60000',
+    origin: 'project extension',
+    description: 'How long a search waits for a free rerank slot before it is saturated.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS',
+    default: 'generation timeout x max requests',
+    range: '1..3600000',
+    origin: 'project extension',
+    description: 'Bound on the rerank stage of one search, queue wait included.',
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS',

@@ -1,18 +1,28 @@
 import 'reflect-metadata';
 import { createLocalEmbedder } from '@powercontext/embedder-local';
-import { createAiSdkEmbedder, createEmbeddingModel } from '@powercontext/inference-ai-sdk';
+import {
+  createAiSdkEmbedder,
+  createAiSdkStructuredGenerator,
+  createEmbeddingModel,
+  createLanguageModel,
+} from '@powercontext/inference-ai-sdk';
 import {
   type Embedder,
   type EmbeddingProfile,
   type Logger,
+  type MemoryReranker,
   MemoryService,
   type MemoryStore,
   noopLogger,
+  RerankStage,
   type RetrievalPolicy,
+  type SearchObserver,
 } from '@powercontext/memory-core';
+import { createListwiseReranker } from '@powercontext/rerank-listwise';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
 import { createPGliteMemoryStore, createPostgresMemoryStore } from '@powercontext/store-postgres';
 import { instanceCachingFactory, container as rootContainer } from 'tsyringe';
+import { ConfigurationError } from './configuration-error.js';
 import { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { type ScopedMemory, scopedMemory } from './scoped-memory.js';
 import { TOKENS } from './tokens.js';
@@ -26,6 +36,12 @@ export interface CreateRuntimeOptions {
   embedder?: Embedder;
   retrievalPolicy?: RetrievalPolicy;
   logger?: Logger;
+  /**
+   * An application-chosen reranker (RFC 0080's injection path). It is applied even when
+   * POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED is false.
+   */
+  reranker?: MemoryReranker;
+  observer?: SearchObserver;
 }
 
 export interface RuntimeCapabilities {
@@ -33,6 +49,8 @@ export interface RuntimeCapabilities {
   embeddingProfile: EmbeddingProfile;
   retrievalPolicyId: string;
   searchModes: readonly ['auto', 'fts', 'vector', 'hybrid'];
+  /** The rerank policy in use, or null when search returns the coarse path. */
+  rerank: { policyId: string; candidateLimit: number; failurePolicy: 'fail_closed' | 'fail_open' } | null;
 }
 
 export interface Runtime {
@@ -64,8 +82,20 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
     useFactory: instanceCachingFactory(() => options.retrievalPolicy ?? createRrfRetrievalPolicy()),
   });
 
+  container.register(TOKENS.observer, { useValue: options.observer ?? null });
+  container.register(TOKENS.reranker, {
+    useFactory: instanceCachingFactory((c) => options.reranker ?? buildReranker(c.resolve(TOKENS.config))),
+  });
+  container.register(TOKENS.rerankStage, {
+    useFactory: instanceCachingFactory((c) => {
+      const reranker = c.resolve(TOKENS.reranker);
+      return reranker ? new RerankStage({ reranker, ...c.resolve(TOKENS.config).rerank }) : null;
+    }),
+  });
+
   // Resolve what can fail on configuration before opening the database.
   const embedder = container.resolve(TOKENS.embedder);
+  const rerankStage = container.resolve(TOKENS.rerankStage);
   const store = options.store ?? (await openStore(config));
   container.register(TOKENS.store, { useValue: store });
   try {
@@ -83,6 +113,8 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
           retrievalPolicy: c.resolve(TOKENS.retrievalPolicy),
           logger: c.resolve(TOKENS.logger),
           maxWriteAttempts: config.writeMaxAttempts,
+          ...(rerankStage ? { rerankStage } : {}),
+          ...(options.observer ? { observer: options.observer } : {}),
         }),
     ),
   });
@@ -101,6 +133,13 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
       embeddingProfile: embedder.profile,
       retrievalPolicyId: service.retrievalPolicy.id,
       searchModes: ['auto', 'fts', 'vector', 'hybrid'] as const,
+      rerank: rerankStage
+        ? {
+            policyId: rerankStage.reranker.policyId,
+            candidateLimit: rerankStage.candidateLimit,
+            failurePolicy: rerankStage.failurePolicy,
+          }
+        : null,
     }),
     close: async () => {
       await store.close();
@@ -126,6 +165,28 @@ function buildEmbedder(config: RuntimeConfig): Embedder {
     timeoutSeconds: embedding.timeoutSeconds,
     maxRequests: embedding.maxRequests,
   });
+}
+
+/** The environment-driven reranker: listwise over the generation model, only when enabled. */
+function buildReranker(config: RuntimeConfig): MemoryReranker | null {
+  if (!config.rerank.enabled) return null;
+  const spec = config.generation.model;
+  if (!spec) {
+    throw new ConfigurationError(
+      'POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL',
+      'is required when POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED=true and no reranker is injected',
+    );
+  }
+  const model = createLanguageModel(spec, {
+    ...(config.inference.baseUrl ? { baseUrl: config.inference.baseUrl } : {}),
+    ...(config.inference.apiKey ? { apiKey: config.inference.apiKey.reveal() } : {}),
+  });
+  const generator = createAiSdkStructuredGenerator({
+    model,
+    timeoutSeconds: config.generation.timeoutSeconds,
+    maxRequests: config.generation.maxRequests,
+  });
+  return createListwiseReranker({ generator });
 }
 
 function openStore(config: RuntimeConfig): Promise<MemoryStore> {

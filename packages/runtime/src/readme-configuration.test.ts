@@ -13,6 +13,8 @@ describe('README configuration table', () => {
       CONFIGURATION_TABLE.map((row) => row.name),
     );
     for (const [index, row] of CONFIGURATION_TABLE.entries()) {
+      expect(rows[index]![2]).toBe(row.default);
+      expect(rows[index]![3]).toBe(row.range);
       expect(rows[index]![4]).toBe(row.origin);
     }
   });

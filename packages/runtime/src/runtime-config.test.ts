@@ -10,6 +10,15 @@ describe('loadRuntimeConfig', () => {
       textSearchConfig: 'english',
       embedding: { kind: 'local' },
       inference: {},
+      generation: { timeoutSeconds: 30, maxRequests: 2 },
+      rerank: {
+        enabled: false,
+        candidateLimit: 30,
+        failurePolicy: 'fail_closed',
+        maxInFlight: 8,
+        queueTimeoutMs: 1000,
+        deadlineMs: 60_000,
+      },
       writeMaxAttempts: 3,
     });
   });
@@ -48,6 +57,17 @@ describe('loadRuntimeConfig', () => {
     expect(() => loadRuntimeConfig({ [name]: value })).toThrow(
       expect.objectContaining({ code: 'configuration_error', setting: name, message: `${name}: ${rule}` }),
     );
+  });
+
+  it('derives the rerank deadline from the generation bound unless set', () => {
+    const config = loadRuntimeConfig({
+      POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS: '2.5',
+      POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS: '3',
+    });
+    expect(config.rerank.deadlineMs).toBe(7_500);
+    expect(
+      loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS: '900' }).rerank.deadlineMs,
+    ).toBe(900);
   });
 
   it('requires a dimension with a model and a base URL with openai-compatible models', () => {

@@ -16,8 +16,20 @@ export interface RuntimeConfig {
         maxRequests: number;
       };
   inference: { baseUrl?: string; apiKey?: Secret };
+  generation: { model?: string; timeoutSeconds: number; maxRequests: number };
+  rerank: {
+    enabled: boolean;
+    candidateLimit: number;
+    failurePolicy: 'fail_closed' | 'fail_open';
+    maxInFlight: number;
+    queueTimeoutMs: number;
+    deadlineMs: number;
+  };
   writeMaxAttempts: number;
 }
+
+const MODEL_SPEC = /^(openai|openai-compatible):.+$/;
+const MODEL_RULE = 'must be openai:<model> or openai-compatible:<model>';
 
 const number = (min: number, max: number, integer: boolean) =>
   z
@@ -61,6 +73,23 @@ const FIELDS = {
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .optional(),
   POWERCONTEXT_SERVER_INFERENCE_API_KEY: z.string().min(1, { error: 'must not be empty' }).optional(),
+  POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL: z
+    .string()
+    .regex(MODEL_SPEC, { error: MODEL_RULE })
+    .optional(),
+  POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS: number(0.1, 600, false).default(30),
+  POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS: number(1, 10, true).default(2),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false')
+    .transform((value) => value === 'true'),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_CANDIDATE_LIMIT: number(1, 100, true).default(30),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY: z
+    .enum(['fail_closed', 'fail_open'], { error: 'must be fail_closed or fail_open' })
+    .default('fail_closed'),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MAX_IN_FLIGHT: number(1, 256, true).default(8),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS: number(0, 60_000, true).default(1_000),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS: number(1, 3_600_000, true).optional(),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS: number(1, 20, true).default(3),
 };
 
@@ -89,12 +118,16 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       'is required when POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL is set',
     );
   }
-  if (model?.startsWith('openai-compatible:') && !e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL) {
+  const generationModel = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL;
+  const needsBaseUrl = [model, generationModel].some((spec) => spec?.startsWith('openai-compatible:'));
+  if (needsBaseUrl && !e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL) {
     throw new ConfigurationError(
       'POWERCONTEXT_SERVER_INFERENCE_BASE_URL',
       'is required by openai-compatible models',
     );
   }
+  const timeoutSeconds = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS;
+  const maxRequests = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS;
   return {
     store: e.POWERCONTEXT_SERVER_DATABASE_URL
       ? { kind: 'postgres', connectionString: new Secret(e.POWERCONTEXT_SERVER_DATABASE_URL) }
@@ -117,6 +150,18 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       ...(e.POWERCONTEXT_SERVER_INFERENCE_API_KEY
         ? { apiKey: new Secret(e.POWERCONTEXT_SERVER_INFERENCE_API_KEY) }
         : {}),
+    },
+    generation: { ...(generationModel ? { model: generationModel } : {}), timeoutSeconds, maxRequests },
+    rerank: {
+      enabled: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED,
+      candidateLimit: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_CANDIDATE_LIMIT,
+      failurePolicy: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY,
+      maxInFlight: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MAX_IN_FLIGHT,
+      queueTimeoutMs: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS,
+      // Default: the generation bound itself, so the defaults never change RFC 0080 behaviour.
+      deadlineMs:
+        e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS ??
+        Math.round(timeoutSeconds * maxRequests * 1000),
     },
     writeMaxAttempts: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS,
   };

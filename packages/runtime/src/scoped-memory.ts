@@ -15,6 +15,7 @@ import type {
   ResolvedCitation,
   ReviseRequest,
   SearchMemoryRequest,
+  SearchOptions,
   SearchResult,
 } from '@powercontext/memory-core';
 
@@ -28,7 +29,8 @@ export interface ScopedMemory {
   list(request?: ListEntriesRequest): Promise<EntryPage>;
   get(request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }>;
   changes(request?: ListChangesRequest): Promise<ChangesPage>;
-  search(request: SearchMemoryRequest): Promise<SearchResult>;
+  /** Final hits; in process, `trace` holds the rerank diagnostics when a reranker ran. */
+  search(request: SearchMemoryRequest, options?: SearchOptions): Promise<SearchResult>;
   resolveCitation(citation: Citation): Promise<ResolvedCitation>;
 }
 
@@ -42,7 +44,7 @@ export function scopedMemory(service: MemoryService, scopeId: string): ScopedMem
     list: (request) => service.list(scopeId, request),
     get: (request) => service.get(scopeId, request),
     changes: (request) => service.changes(scopeId, request),
-    search: (request) => service.search(scopeId, request),
+    search: (request, options) => service.search(scopeId, request, options),
     resolveCitation: (citation) => service.resolveCitation(scopeId, citation),
   };
 }

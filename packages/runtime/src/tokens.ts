@@ -1,9 +1,12 @@
 import type {
   Embedder,
   Logger,
+  MemoryReranker,
   MemoryService,
   MemoryStore,
+  RerankStage,
   RetrievalPolicy,
+  SearchObserver,
 } from '@powercontext/memory-core';
 import type { InjectionToken } from 'tsyringe';
 import type { RuntimeConfig } from './runtime-config.js';
@@ -15,5 +18,9 @@ export const TOKENS = {
   store: Symbol('MemoryStore') as InjectionToken<MemoryStore>,
   embedder: Symbol('Embedder') as InjectionToken<Embedder>,
   retrievalPolicy: Symbol('RetrievalPolicy') as InjectionToken<RetrievalPolicy>,
+  /** The reranker in use, or null when reranking is off. */
+  reranker: Symbol('MemoryReranker') as InjectionToken<MemoryReranker | null>,
+  rerankStage: Symbol('RerankStage') as InjectionToken<RerankStage | null>,
+  observer: Symbol('SearchObserver') as InjectionToken<SearchObserver | null>,
   memoryService: Symbol('MemoryService') as InjectionToken<MemoryService>,
 } as const;

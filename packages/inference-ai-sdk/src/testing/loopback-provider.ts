@@ -1,3 +1,7 @@
+/**
+ * A loopback HTTP server that speaks the OpenAI protocol (chat completions, embeddings), for testing
+ * adapters and whole runtimes over real HTTP without a model. Binds 127.0.0.1 only.
+ */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
