@@ -10,6 +10,8 @@ import { guardStoreErrors } from './store-errors.js';
 export interface StoreOptions {
   /** PostgreSQL text search configuration used to index and query, default `english`. Fixed per database. */
   textSearchConfig?: string;
+  /** Scopes with at most this many vectors are searched exactly, larger ones through HNSW. Default 20,000. */
+  exactVectorScanLimit?: number;
 }
 
 export interface PGliteStoreOptions extends StoreOptions {
@@ -35,7 +37,7 @@ export async function createPGliteMemoryStore(
     await pglite.exec(ITERATIVE_SCAN);
     const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
     await migrateToLatest(db, textSearchConfig);
-    return new PostgresMemoryStore({ db, textSearchConfig, onClose: release });
+    return new PostgresMemoryStore({ db, textSearchConfig, onClose: release, ...exactLimit(options) });
   } catch (error) {
     await pglite.close().catch(() => {});
     release();
@@ -59,9 +61,15 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     await guardStoreErrors(() => migrateToLatest(db, textSearchConfig));
-    return new PostgresMemoryStore({ db, textSearchConfig });
+    return new PostgresMemoryStore({ db, textSearchConfig, ...exactLimit(options) });
   } catch (error) {
     await db.destroy();
     throw error;
   }
+}
+
+function exactLimit(options: StoreOptions) {
+  return options.exactVectorScanLimit === undefined
+    ? {}
+    : { exactVectorScanLimit: options.exactVectorScanLimit };
 }

@@ -29,6 +29,11 @@ export interface PostgresMemoryStoreOptions {
   textSearchConfig: string;
   /** Runs after the database is destroyed (e.g. releasing a lock file). */
   onClose?: () => Promise<void> | void;
+  /**
+   * Scopes with at most this many vectors of a profile are searched exactly; larger ones may use the
+   * profile's HNSW index (approximate). Default 20,000.
+   */
+  exactVectorScanLimit?: number;
 }
 
 /** The MemoryStore port on PostgreSQL-compatible databases (PostgreSQL through `pg`, or PGlite). */
@@ -36,11 +41,13 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #db: Kysely<Database>;
   readonly #config: string;
   readonly #onClose: (() => Promise<void> | void) | undefined;
+  readonly #exactVectorScanLimit: number;
 
   constructor(options: PostgresMemoryStoreOptions) {
     this.#db = options.db;
     this.#config = options.textSearchConfig;
     this.#onClose = options.onClose;
+    this.#exactVectorScanLimit = options.exactVectorScanLimit ?? 20_000;
   }
 
   head(scopeId: string): Promise<MemoryRef | undefined> {
@@ -272,32 +279,40 @@ export class PostgresMemoryStore implements MemoryStore {
       const { k1, b, delta } = query.bm25;
       // BM25 over the postings of live entries: idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
       // tf part = tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl)) + delta, summed over matched query lexemes.
+      // The plan is pinned with MATERIALIZED steps so it does not depend on table statistics (a new
+      // scope has none): postings are read through their (scope, lexeme) key, matching versions are
+      // joined by primary key, and the scope's size is read once. The cost follows the matches.
       const { rows } = await sql<
         EntryVersionRow & { score: number; matched_terms: number; query_terms: number }
       >`
-        WITH q AS (
-          SELECT DISTINCT t.lexeme FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t
-        ), live AS (
-          SELECT v.entry_version_id, v.lexical_length FROM pc_entry_versions v
+        WITH q AS MATERIALIZED (
+          SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
+          FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t
+        ), stats AS MATERIALIZED (
+          SELECT count(*)::float8 AS n, coalesce(avg(v.lexical_length), 0)::float8 AS avgdl
+          FROM pc_entry_versions v
           WHERE ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
-        ), stats AS (
-          SELECT count(*)::float8 AS n, coalesce(avg(lexical_length), 0)::float8 AS avgdl FROM live
-        ), matches AS (
-          SELECT p.lexeme, p.entry_version_id, p.tf::float8 AS tf, live.lexical_length::float8 AS len
-          FROM pc_postings p JOIN live USING (entry_version_id)
-          WHERE p.scope_id = ${query.scopeId} AND p.lexeme IN (SELECT lexeme FROM q)
-        ), df AS (
-          SELECT lexeme, count(*)::float8 AS df FROM matches GROUP BY lexeme
-        ), scored AS (
+        ), postings AS MATERIALIZED (
+          SELECT p.lexeme, p.entry_version_id, p.tf
+          FROM pc_postings p
+          WHERE p.scope_id = ${query.scopeId} AND p.lexeme = ANY ((SELECT lexemes FROM q)::text[])
+        ), matches AS MATERIALIZED (
+          SELECT p.lexeme, p.entry_version_id, p.tf::float8 AS tf, v.lexical_length::float8 AS len,
+            count(*) OVER (PARTITION BY p.lexeme)::float8 AS df
+          FROM postings p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
+          WHERE v.revision <= ${query.revision}
+            AND (v.superseded_revision IS NULL OR v.superseded_revision > ${query.revision}) AND v.state = 'active'
+        ), scored AS MATERIALIZED (
           SELECT m.entry_version_id,
-            sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
+            sum(ln(1 + (s.n - m.df + 0.5) / (m.df + 0.5))
               * (m.tf * (${k1}::float8 + 1) / (m.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * m.len / greatest(s.avgdl, 1e-9))) + ${delta}::float8)
             ) AS score,
             count(*)::int AS matched_terms
-          FROM matches m JOIN df USING (lexeme) CROSS JOIN stats s
+          FROM matches m CROSS JOIN stats s
           GROUP BY m.entry_version_id
         )
-        SELECT ${ENTRY_VERSION_COLUMNS}, scored.score, scored.matched_terms, (SELECT count(*)::int FROM q) AS query_terms
+        SELECT ${ENTRY_VERSION_COLUMNS}, scored.score, scored.matched_terms,
+          cardinality((SELECT lexemes FROM q)) AS query_terms
         FROM scored JOIN pc_entry_versions v USING (entry_version_id)
         ORDER BY scored.score DESC, v.entry_id, v.entry_version_id
         LIMIT ${query.limit}`.execute(this.#db);
@@ -324,16 +339,34 @@ export class PostgresMemoryStore implements MemoryStore {
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
     return guardStoreErrors(async () => {
       const literal = toVectorLiteral(query.vector);
-      // The cast to the profile's dimension matches the expression of the profile's HNSW index, so the
-      // planner may use it for large scopes; small scopes scan their own rows exactly.
-      const distance = sql`e.embedding::vector(${sql.raw(String(query.vector.length))}) <=> ${literal}::vector(${sql.raw(String(query.vector.length))})`;
-      const { rows } = await sql<EntryVersionRow & { cosine: number }>`
-        SELECT ${ENTRY_VERSION_COLUMNS}, 1 - (${distance}) AS cosine
-        FROM pc_embeddings e JOIN pc_entry_versions v USING (entry_version_id)
-        WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
-          AND ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
-        ORDER BY ${distance}, v.entry_id, v.entry_version_id
-        LIMIT ${query.limit}`.execute(this.#db);
+      const dimension = sql.raw(String(query.vector.length));
+      const { rows: sized } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM (
+          SELECT 1 FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
+          LIMIT ${this.#exactVectorScanLimit + 1}
+        ) AS bounded`.execute(this.#db);
+      // Small scopes are scanned exactly (exact recall, and faster than a filtered HNSW walk); large ones
+      // order by the same expression as the profile's HNSW index, so the planner can use it.
+      const exact = (sized[0]?.n ?? 0) <= this.#exactVectorScanLimit;
+      const { rows } = exact
+        ? await sql<EntryVersionRow & { cosine: number }>`
+            WITH scoped AS MATERIALIZED (
+              SELECT e.entry_version_id, 1 - (e.embedding <=> ${literal}::vector) AS cosine
+              FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
+            )
+            SELECT ${ENTRY_VERSION_COLUMNS}, s.cosine
+            FROM scoped s JOIN pc_entry_versions v ON v.entry_version_id = s.entry_version_id
+            WHERE v.revision <= ${query.revision}
+              AND (v.superseded_revision IS NULL OR v.superseded_revision > ${query.revision}) AND v.state = 'active'
+            ORDER BY s.cosine DESC, v.entry_id, v.entry_version_id
+            LIMIT ${query.limit}`.execute(this.#db)
+        : await sql<EntryVersionRow & { cosine: number }>`
+            SELECT ${ENTRY_VERSION_COLUMNS}, 1 - (e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})) AS cosine
+            FROM pc_embeddings e JOIN pc_entry_versions v USING (entry_version_id)
+            WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
+              AND ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
+            ORDER BY e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension}), v.entry_id, v.entry_version_id
+            LIMIT ${query.limit}`.execute(this.#db);
       return rows.map((row, index) => ({
         version: toEntryVersion(row),
         rank: index + 1,

@@ -16,3 +16,10 @@ const createStore = () => createPostgresMemoryStore({ connectionString: database
 
 describeMemoryStoreContract('PostgreSQL', { createStore });
 describeSearchContract('PostgreSQL', { createStore, retrievalPolicy: createRrfRetrievalPolicy() });
+
+// The same search contract with every vector search forced through the profile's HNSW index.
+describeSearchContract('PostgreSQL, HNSW path', {
+  createStore: () =>
+    createPostgresMemoryStore({ connectionString: database.connectionString, exactVectorScanLimit: 0 }),
+  retrievalPolicy: createRrfRetrievalPolicy(),
+});
