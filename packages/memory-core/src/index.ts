@@ -87,6 +87,7 @@ export type {
   SearchEndEvent,
   SearchObserver,
 } from './ports/search-observer.port.js';
+export type { WriteAdvice, WriteAdvisor, WriteAdvisorMode } from './ports/write-advisor.port.js';
 export { ConcurrencyGate } from './rerank/concurrency-gate.js';
 export { assertRerankBounds, RERANK_MAX_CANDIDATES, RERANK_MAX_LIMIT } from './rerank/rerank-bounds.js';
 export { type RerankFailurePolicy, RerankStage, type RerankStageOptions } from './rerank/rerank-stage.js';

@@ -88,6 +88,28 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     description: 'Total HTTP attempts per generation operation (AI SDK maxRetries = value - 1).',
   },
   {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_DECISION_MODEL',
+    default: 'the generation model',
+    range: 'openai:<model> or openai-compatible:<model>',
+    origin: 'project extension',
+    description:
+      'Decision backend (one yes/no/abstain question per request); one instance serves every decision role.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS',
+    default: 'the generation timeout',
+    range: '0.1..600',
+    origin: 'project extension',
+    description: 'Bound on one decision, retries included.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS',
+    default: 'the generation max requests',
+    range: '1..10',
+    origin: 'project extension',
+    description: 'Total HTTP attempts per decision.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_INFERENCE_BASE_URL',
     default: '(unset)',
     range: 'http(s) URL',
@@ -118,6 +140,21 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     description: 'Coarse fused pool c; the pool is max(limit, c) when a reranker is configured.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY',
+    default: 'listwise',
+    range: 'listwise or decision',
+    origin: 'project extension',
+    description:
+      'Which reranker the flag assembles; read only when reranking is enabled. Deviation from seed 001.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY',
+    default: '1',
+    range: '1..16',
+    origin: 'project extension',
+    description: 'Decision calls in flight per reranked search (results are still consumed in coarse order).',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY',
     default: 'fail_closed',
     range: 'fail_closed or fail_open',
@@ -145,6 +182,21 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     range: '1..3600000',
     origin: 'project extension',
     description: 'Bound on the rerank stage of one search, queue wait included.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE',
+    default: 'disabled',
+    range: 'disabled, shadow or advisory',
+    origin: 'project extension',
+    description:
+      'Advisory duplicate/contradiction check of new entries; shadow logs it, advisory also returns it. Never blocks a write.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_TIMEOUT_MS',
+    default: '5000',
+    range: '1..600000',
+    origin: 'project extension',
+    description: 'Fail-open timeout of each write-gate decision.',
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS',

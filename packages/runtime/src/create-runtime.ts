@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createLlmDecisionModel, type DecisionModel } from '@powercontext/decision-model';
 import { createLocalEmbedder } from '@powercontext/embedder-local';
 import {
   createAiSdkEmbedder,
@@ -18,11 +19,15 @@ import {
   type RetrievalPolicy,
   type SearchObserver,
 } from '@powercontext/memory-core';
+import { createOpenTelemetrySearchObserver } from '@powercontext/observability-otel';
+import { createDecisionMemoryReranker } from '@powercontext/rerank-decision';
 import { createListwiseReranker } from '@powercontext/rerank-listwise';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
 import { createPGliteMemoryStore, createPostgresMemoryStore } from '@powercontext/store-postgres';
 import { instanceCachingFactory, container as rootContainer } from 'tsyringe';
 import { ConfigurationError } from './configuration-error.js';
+import { DECISION_ROLES, decisionHandleFor } from './decision-roles.js';
+import { createDecisionWriteAdvisor } from './decision-write-advisor.js';
 import { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { type ScopedMemory, scopedMemory } from './scoped-memory.js';
 import { TOKENS } from './tokens.js';
@@ -41,7 +46,13 @@ export interface CreateRuntimeOptions {
    * POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED is false.
    */
   reranker?: MemoryReranker;
+  /**
+   * Receives search and rerank events (never text). Default: OpenTelemetry spans and metrics through
+   * `@opentelemetry/api`, which record nothing unless the application installs an SDK.
+   */
   observer?: SearchObserver;
+  /** An application-provided decision backend; it replaces the one built from the environment. */
+  decisionModel?: DecisionModel;
 }
 
 export interface RuntimeCapabilities {
@@ -82,9 +93,23 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
     useFactory: instanceCachingFactory(() => options.retrievalPolicy ?? createRrfRetrievalPolicy()),
   });
 
-  container.register(TOKENS.observer, { useValue: options.observer ?? null });
+  container.register(TOKENS.observer, { useValue: options.observer ?? createOpenTelemetrySearchObserver() });
+  // One decision backend instance serves every decision role; each role gets its own handle.
+  container.register(TOKENS.decisionBackend, {
+    useFactory: instanceCachingFactory(
+      (c) => options.decisionModel ?? buildDecisionBackend(c.resolve(TOKENS.config)),
+    ),
+  });
   container.register(TOKENS.reranker, {
-    useFactory: instanceCachingFactory((c) => options.reranker ?? buildReranker(c.resolve(TOKENS.config))),
+    useFactory: instanceCachingFactory(
+      (c) =>
+        options.reranker ??
+        buildReranker(
+          c.resolve(TOKENS.config),
+          () => c.resolve(TOKENS.decisionBackend),
+          c.resolve(TOKENS.logger),
+        ),
+    ),
   });
   container.register(TOKENS.rerankStage, {
     useFactory: instanceCachingFactory((c) => {
@@ -96,6 +121,10 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
   // Resolve what can fail on configuration before opening the database.
   const embedder = container.resolve(TOKENS.embedder);
   const rerankStage = container.resolve(TOKENS.rerankStage);
+  const gateBackend =
+    config.writeGate.mode === 'disabled'
+      ? null
+      : requireGateBackend(container.resolve(TOKENS.decisionBackend));
   const store = options.store ?? (await openStore(config));
   container.register(TOKENS.store, { useValue: store });
   try {
@@ -104,6 +133,24 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
     await store.close();
     throw error;
   }
+  const writeAdvisor =
+    gateBackend && config.writeGate.mode !== 'disabled'
+      ? createDecisionWriteAdvisor({
+          mode: config.writeGate.mode,
+          decisionKind: DECISION_ROLES.writeGate.decisionKind,
+          decisionModel: decisionHandleFor(DECISION_ROLES.writeGate, gateBackend, {
+            timeoutMs: config.writeGate.timeoutMs,
+            logger: container.resolve(TOKENS.logger),
+          }),
+          // The gate compares against a coarse search: no reranker, no advisor of its own.
+          search: (scopeId, request) =>
+            new MemoryService({
+              store,
+              embedder,
+              retrievalPolicy: container.resolve(TOKENS.retrievalPolicy),
+            }).search(scopeId, request),
+        })
+      : undefined;
   container.register(TOKENS.memoryService, {
     useFactory: instanceCachingFactory(
       (c) =>
@@ -114,11 +161,18 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
           logger: c.resolve(TOKENS.logger),
           maxWriteAttempts: config.writeMaxAttempts,
           ...(rerankStage ? { rerankStage } : {}),
-          ...(options.observer ? { observer: options.observer } : {}),
+          observer: c.resolve(TOKENS.observer),
+          ...(writeAdvisor ? { writeAdvisor } : {}),
         }),
     ),
   });
   const service = container.resolve(TOKENS.memoryService);
+  if (rerankStage === null && config.rerank.policy !== undefined && !config.rerank.enabled) {
+    container.resolve(TOKENS.logger).warn('runtime.config.rerank_policy_ignored', {
+      setting: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY',
+      reason: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED is false',
+    });
+  }
   const storeKind = options.store ? 'custom' : config.store.kind;
 
   return {
@@ -151,10 +205,7 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
 function buildEmbedder(config: RuntimeConfig): Embedder {
   const embedding = config.embedding;
   if (embedding.kind === 'local') return createLocalEmbedder();
-  const model = createEmbeddingModel(embedding.model, {
-    ...(config.inference.baseUrl ? { baseUrl: config.inference.baseUrl } : {}),
-    ...(config.inference.apiKey ? { apiKey: config.inference.apiKey.reveal() } : {}),
-  });
+  const model = createEmbeddingModel(embedding.model, connection(config));
   return createAiSdkEmbedder({
     model,
     profile: {
@@ -167,9 +218,53 @@ function buildEmbedder(config: RuntimeConfig): Embedder {
   });
 }
 
-/** The environment-driven reranker: listwise over the generation model, only when enabled. */
-function buildReranker(config: RuntimeConfig): MemoryReranker | null {
+function connection(config: RuntimeConfig) {
+  return {
+    ...(config.inference.baseUrl ? { baseUrl: config.inference.baseUrl } : {}),
+    ...(config.inference.apiKey ? { apiKey: config.inference.apiKey.reveal() } : {}),
+  };
+}
+
+/** The decision backend from the environment, when a decision (or generation) model is configured. */
+function buildDecisionBackend(config: RuntimeConfig): DecisionModel | null {
+  const spec = config.decision.model;
+  if (!spec) return null;
+  const generator = createAiSdkStructuredGenerator({
+    model: createLanguageModel(spec, connection(config)),
+    timeoutSeconds: config.decision.timeoutSeconds,
+    maxRequests: config.decision.maxRequests,
+  });
+  return createLlmDecisionModel({ generator });
+}
+
+function requireGateBackend(backend: DecisionModel | null): DecisionModel {
+  if (backend) return backend;
+  throw new ConfigurationError(
+    'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE',
+    'needs a usable decision backend: set POWERCONTEXT_SERVER_INFERENCE_DECISION_MODEL (or the generation model)',
+  );
+}
+
+/**
+ * The environment-driven reranker, only when enabled: listwise over the generation model (default),
+ * or the decision reranker over the rerank role's unwrapped decision handle.
+ */
+function buildReranker(config: RuntimeConfig, decisionBackend: () => DecisionModel | null, logger: Logger) {
   if (!config.rerank.enabled) return null;
+  if (config.rerank.policy === 'decision') {
+    const backend = decisionBackend();
+    if (!backend) {
+      throw new ConfigurationError(
+        'POWERCONTEXT_SERVER_INFERENCE_DECISION_MODEL',
+        'is required when POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY=decision (or set the generation model, or inject a decision model)',
+      );
+    }
+    return createDecisionMemoryReranker({
+      decisionModel: decisionHandleFor(DECISION_ROLES.rerank, backend),
+      concurrency: config.rerank.decisionConcurrency,
+      logger,
+    });
+  }
   const spec = config.generation.model;
   if (!spec) {
     throw new ConfigurationError(
@@ -177,12 +272,8 @@ function buildReranker(config: RuntimeConfig): MemoryReranker | null {
       'is required when POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED=true and no reranker is injected',
     );
   }
-  const model = createLanguageModel(spec, {
-    ...(config.inference.baseUrl ? { baseUrl: config.inference.baseUrl } : {}),
-    ...(config.inference.apiKey ? { apiKey: config.inference.apiKey.reveal() } : {}),
-  });
   const generator = createAiSdkStructuredGenerator({
-    model,
+    model: createLanguageModel(spec, connection(config)),
     timeoutSeconds: config.generation.timeoutSeconds,
     maxRequests: config.generation.maxRequests,
   });

@@ -11,14 +11,18 @@ describe('loadRuntimeConfig', () => {
       embedding: { kind: 'local' },
       inference: {},
       generation: { timeoutSeconds: 30, maxRequests: 2 },
+      decision: { timeoutSeconds: 30, maxRequests: 2 },
       rerank: {
         enabled: false,
+        policy: undefined,
+        decisionConcurrency: 1,
         candidateLimit: 30,
         failurePolicy: 'fail_closed',
         maxInFlight: 8,
         queueTimeoutMs: 1000,
         deadlineMs: 60_000,
       },
+      writeGate: { mode: 'disabled', timeoutMs: 5000 },
       writeMaxAttempts: 3,
     });
   });
@@ -57,6 +61,15 @@ describe('loadRuntimeConfig', () => {
     expect(() => loadRuntimeConfig({ [name]: value })).toThrow(
       expect.objectContaining({ code: 'configuration_error', setting: name, message: `${name}: ${rule}` }),
     );
+  });
+
+  it('defaults the decision backend to the generation model and its bounds', () => {
+    const config = loadRuntimeConfig({
+      POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL: 'openai:gpt-4o-mini',
+      POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS: '12',
+      POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS: '3',
+    });
+    expect(config.decision).toEqual({ model: 'openai:gpt-4o-mini', timeoutSeconds: 12, maxRequests: 3 });
   });
 
   it('derives the rerank deadline from the generation bound unless set', () => {

@@ -17,14 +17,19 @@ export interface RuntimeConfig {
       };
   inference: { baseUrl?: string; apiKey?: Secret };
   generation: { model?: string; timeoutSeconds: number; maxRequests: number };
+  decision: { model?: string; timeoutSeconds: number; maxRequests: number };
   rerank: {
     enabled: boolean;
+    /** The selector as set (undefined = listwise); read only when reranking is enabled. */
+    policy: 'listwise' | 'decision' | undefined;
+    decisionConcurrency: number;
     candidateLimit: number;
     failurePolicy: 'fail_closed' | 'fail_open';
     maxInFlight: number;
     queueTimeoutMs: number;
     deadlineMs: number;
   };
+  writeGate: { mode: 'disabled' | 'shadow' | 'advisory'; timeoutMs: number };
   writeMaxAttempts: number;
 }
 
@@ -79,6 +84,20 @@ const FIELDS = {
     .optional(),
   POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS: number(0.1, 600, false).default(30),
   POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS: number(1, 10, true).default(2),
+  POWERCONTEXT_SERVER_INFERENCE_DECISION_MODEL: z
+    .string()
+    .regex(MODEL_SPEC, { error: MODEL_RULE })
+    .optional(),
+  POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS: number(0.1, 600, false).optional(),
+  POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS: number(1, 10, true).optional(),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY: z
+    .enum(['listwise', 'decision'], { error: 'must be listwise or decision' })
+    .optional(),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY: number(1, 16, true).default(1),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE: z
+    .enum(['disabled', 'shadow', 'advisory'], { error: 'must be disabled, shadow or advisory' })
+    .default('disabled'),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_TIMEOUT_MS: number(1, 600_000, true).default(5_000),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED: z
     .enum(['true', 'false'], { error: 'must be true or false' })
     .default('false')
@@ -119,7 +138,10 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
     );
   }
   const generationModel = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL;
-  const needsBaseUrl = [model, generationModel].some((spec) => spec?.startsWith('openai-compatible:'));
+  const decisionModel = e.POWERCONTEXT_SERVER_INFERENCE_DECISION_MODEL ?? generationModel;
+  const needsBaseUrl = [model, generationModel, decisionModel].some((spec) =>
+    spec?.startsWith('openai-compatible:'),
+  );
   if (needsBaseUrl && !e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL) {
     throw new ConfigurationError(
       'POWERCONTEXT_SERVER_INFERENCE_BASE_URL',
@@ -152,8 +174,15 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
         : {}),
     },
     generation: { ...(generationModel ? { model: generationModel } : {}), timeoutSeconds, maxRequests },
+    decision: {
+      ...(decisionModel ? { model: decisionModel } : {}),
+      timeoutSeconds: e.POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS ?? timeoutSeconds,
+      maxRequests: e.POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS ?? maxRequests,
+    },
     rerank: {
       enabled: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED,
+      policy: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY,
+      decisionConcurrency: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY,
       candidateLimit: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_CANDIDATE_LIMIT,
       failurePolicy: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY,
       maxInFlight: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MAX_IN_FLIGHT,
@@ -162,6 +191,10 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       deadlineMs:
         e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS ??
         Math.round(timeoutSeconds * maxRequests * 1000),
+    },
+    writeGate: {
+      mode: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE,
+      timeoutMs: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_TIMEOUT_MS,
     },
     writeMaxAttempts: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS,
   };

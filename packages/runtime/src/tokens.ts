@@ -1,3 +1,4 @@
+import type { DecisionModel } from '@powercontext/decision-model';
 import type {
   Embedder,
   Logger,
@@ -18,9 +19,11 @@ export const TOKENS = {
   store: Symbol('MemoryStore') as InjectionToken<MemoryStore>,
   embedder: Symbol('Embedder') as InjectionToken<Embedder>,
   retrievalPolicy: Symbol('RetrievalPolicy') as InjectionToken<RetrievalPolicy>,
+  /** The one decision backend every decision role shares, or null when none is configured. */
+  decisionBackend: Symbol('DecisionBackend') as InjectionToken<DecisionModel | null>,
   /** The reranker in use, or null when reranking is off. */
   reranker: Symbol('MemoryReranker') as InjectionToken<MemoryReranker | null>,
   rerankStage: Symbol('RerankStage') as InjectionToken<RerankStage | null>,
-  observer: Symbol('SearchObserver') as InjectionToken<SearchObserver | null>,
+  observer: Symbol('SearchObserver') as InjectionToken<SearchObserver>,
   memoryService: Symbol('MemoryService') as InjectionToken<MemoryService>,
 } as const;

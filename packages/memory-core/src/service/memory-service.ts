@@ -35,6 +35,7 @@ import type {
 } from '../ports/memory-store.port.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
 import type { SearchObserver } from '../ports/search-observer.port.js';
+import type { WriteAdvice, WriteAdvisor } from '../ports/write-advisor.port.js';
 import type { RerankStage } from '../rerank/rerank-stage.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { type SearchOptions, searchMemory } from './search-memory.js';
@@ -49,6 +50,8 @@ export interface MemoryServiceOptions {
   /** The optional rerank stage (RFC 0080 steps 6-8). Absent: search returns the coarse path unchanged. */
   rerankStage?: RerankStage;
   observer?: SearchObserver;
+  /** Optional advisory check of new entries before the write; its failures never block a write. */
+  writeAdvisor?: WriteAdvisor;
 }
 
 export type EntryWriteStatus = 'created' | 'duplicate' | 'unchanged';
@@ -56,6 +59,8 @@ export type EntryWriteStatus = 'created' | 'duplicate' | 'unchanged';
 export interface RememberResult {
   memory: MemoryRef;
   entries: { entryId: string; entryVersionId: string; status: EntryWriteStatus }[];
+  /** Present only with an advisory-mode write advisor. */
+  advice?: WriteAdvice[];
 }
 
 export interface EntryWriteResult {
@@ -98,6 +103,7 @@ export class MemoryService {
   readonly #locks = new KeyedMutex();
   readonly #rerankStage: RerankStage | undefined;
   readonly #observer: SearchObserver | undefined;
+  readonly #writeAdvisor: WriteAdvisor | undefined;
 
   constructor(options: MemoryServiceOptions) {
     this.#store = options.store;
@@ -107,6 +113,7 @@ export class MemoryService {
     this.#maxWriteAttempts = options.maxWriteAttempts ?? 3;
     this.#rerankStage = options.rerankStage;
     this.#observer = options.observer;
+    this.#writeAdvisor = options.writeAdvisor;
   }
 
   get rerankStage(): RerankStage | undefined {
@@ -125,12 +132,15 @@ export class MemoryService {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const { entries } = parseInput(rememberRequestSchema, request);
     const prepared = entries.map((entry) => ({ ...entry, contentHash: contentHash(entry.kind, entry.text) }));
-    const vectors = await this.#embedForIndex(
-      scope,
-      prepared.map((entry) => entry.text),
-    );
+    const [vectors, advice] = await Promise.all([
+      this.#embedForIndex(
+        scope,
+        prepared.map((entry) => entry.text),
+      ),
+      this.#advise(scope, prepared),
+    ]);
 
-    return this.#mutate(scope, async (tx, head) => {
+    const written = await this.#mutate(scope, async (tx, head) => {
       const existing = await tx.findActiveByContentHash([
         ...new Set(prepared.map((entry) => entry.contentHash)),
       ]);
@@ -169,6 +179,35 @@ export class MemoryService {
       if (!memory) throw new Error('unreachable: duplicates found in a scope that was never written');
       return { memory, entries: results };
     });
+    return advice && this.#writeAdvisor?.mode === 'advisory' ? { ...written, advice } : written;
+  }
+
+  /** Runs the write advisor outside any lock; whatever happens, the write goes on. */
+  async #advise(scopeId: string, entries: readonly { text: string; kind: string }[]) {
+    const advisor = this.#writeAdvisor;
+    if (!advisor) return undefined;
+    try {
+      const advice = await advisor.review(scopeId, entries);
+      for (const item of advice) {
+        this.#logger.info('memory.write_advice', {
+          scopeId,
+          mode: advisor.mode,
+          decisionKind: item.decisionKind,
+          policyId: item.policyId,
+          outcome: item.outcome,
+          usedFallback: item.usedFallback,
+          entryIndex: item.entryIndex,
+          comparedEntryIds: item.comparedEntryIds.join(','),
+        });
+      }
+      return advice;
+    } catch (error) {
+      this.#logger.warn('memory.write_advice.failed', {
+        scopeId,
+        reason: error instanceof Error ? error.name : 'unknown',
+      });
+      return undefined;
+    }
   }
 
   async revise(scopeId: string, request: ReviseRequest): Promise<EntryWriteResult> {

@@ -144,7 +144,12 @@ export function describeSearchContract(name: string, options: SearchContractOpti
     it('reranks without holding the scope lock: N searches are in the model at once', async () => {
       const inFlight = 4;
       const barrier = createBarrier(inFlight);
-      const reranker = createScriptedReranker({ decide: async () => (await barrier.arrive(), [1]) });
+      const reranker = createScriptedReranker({
+        decide: async () => {
+          await barrier.arrive();
+          return [1];
+        },
+      });
       const reranking = new MemoryService({
         store,
         embedder,

@@ -1,0 +1,5 @@
+export {
+  createOpenTelemetrySearchObserver,
+  INSTRUMENTATION_SCOPE_NAME,
+  type OpenTelemetrySearchObserverOptions,
+} from './open-telemetry-search-observer.js';
