@@ -606,7 +606,7 @@ describe('createDecisionMemoryReranker', () => {
       const debugOnly = { debug: () => {} };
       await expect(
         reranker(scripted(['yes']), { logger: debugOnly }).rerank('q', hits(1), 1),
-      ).resolves.toBeDefined();
+      ).resolves.toMatchObject({ selectedRanks: [1], usedFallback: false });
       await expect(
         reranker(scripted([{ error: new Error('x') }]), { logger: debugOnly }).rerank('q', hits(1), 1),
       ).rejects.toMatchObject({ code: 'rerank_failure' });

@@ -217,7 +217,7 @@ export function createDecisionMemoryReranker(options: DecisionRerankerOptions): 
           while (calls.length < candidateCount && calls.length - read < concurrency) start(calls.length);
           const outcome = await calls[read]!.settled;
           read += 1;
-          if (callerSignal?.aborted) throw cancelled(outcome.ok ? callerSignal.reason : outcome.error);
+          if (callerSignal?.aborted) throw cancelled(callerSignal.reason);
           if (!outcome.ok) {
             throw await failClosed(
               read,

@@ -45,5 +45,10 @@ function parseJson(value: unknown): unknown {
 
 /** `v` is live at `revision`: created at or before it and not yet superseded then. */
 export function liveAt(scopeId: string, revision: number) {
-  return sql`v.scope_id = ${scopeId} AND v.revision <= ${revision} AND (v.superseded_revision IS NULL OR v.superseded_revision > ${revision})`;
+  return sql`v.scope_id = ${scopeId} AND ${visibleAt(revision)}`;
+}
+
+/** The visibility rule alone, for joins that reach `v` by primary key and need no scope filter. */
+export function visibleAt(revision: number) {
+  return sql`v.revision <= ${revision} AND (v.superseded_revision IS NULL OR v.superseded_revision > ${revision})`;
 }

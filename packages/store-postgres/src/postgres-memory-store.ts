@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type ChannelCandidate,
   type EmbeddingProfile,
@@ -19,7 +20,13 @@ import {
 } from '@powercontext/memory-core';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database.js';
-import { ENTRY_VERSION_COLUMNS, type EntryVersionRow, liveAt, toEntryVersion } from './entry-version-row.js';
+import {
+  ENTRY_VERSION_COLUMNS,
+  type EntryVersionRow,
+  liveAt,
+  toEntryVersion,
+  visibleAt,
+} from './entry-version-row.js';
 import { guardStoreErrors } from './store-errors.js';
 import { toVectorLiteral } from './vector-literal.js';
 
@@ -207,9 +214,8 @@ export class PostgresMemoryStore implements MemoryStore {
     if (hashes.length === 0) return new Map<string, EntryVersion>();
     const { rows } = await sql<EntryVersionRow>`
       SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
-      WHERE ${liveAt(scopeId, revision)} AND v.state = 'active' AND v.content_hash = ANY(${[...hashes]}::text[])`.execute(
-      db,
-    );
+      WHERE ${liveAt(scopeId, revision)} AND v.state = 'active' AND v.content_hash = ANY(${[...hashes]}::text[])
+      ORDER BY v.revision DESC, v.entry_id DESC`.execute(db);
     return new Map(rows.map((row) => [row.content_hash, toEntryVersion(row)]));
   }
 
@@ -300,8 +306,7 @@ export class PostgresMemoryStore implements MemoryStore {
           SELECT p.lexeme, p.entry_version_id, p.tf::float8 AS tf, v.lexical_length::float8 AS len,
             count(*) OVER (PARTITION BY p.lexeme)::float8 AS df
           FROM postings p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
-          WHERE v.revision <= ${query.revision}
-            AND (v.superseded_revision IS NULL OR v.superseded_revision > ${query.revision}) AND v.state = 'active'
+          WHERE ${visibleAt(query.revision)} AND v.state = 'active'
         ), scored AS MATERIALIZED (
           SELECT m.entry_version_id,
             sum(ln(1 + (s.n - m.df + 0.5) / (m.df + 0.5))
@@ -351,17 +356,16 @@ export class PostgresMemoryStore implements MemoryStore {
       const { rows } = exact
         ? await sql<EntryVersionRow & { cosine: number }>`
             WITH scoped AS MATERIALIZED (
-              SELECT e.entry_version_id, 1 - (e.embedding <=> ${literal}::vector) AS cosine
+              SELECT e.entry_version_id, ${cosineOf(sql`e.embedding <=> ${literal}::vector`)} AS cosine
               FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
             )
             SELECT ${ENTRY_VERSION_COLUMNS}, s.cosine
             FROM scoped s JOIN pc_entry_versions v ON v.entry_version_id = s.entry_version_id
-            WHERE v.revision <= ${query.revision}
-              AND (v.superseded_revision IS NULL OR v.superseded_revision > ${query.revision}) AND v.state = 'active'
+            WHERE ${visibleAt(query.revision)} AND v.state = 'active'
             ORDER BY s.cosine DESC, v.entry_id, v.entry_version_id
             LIMIT ${query.limit}`.execute(this.#db)
         : await sql<EntryVersionRow & { cosine: number }>`
-            SELECT ${ENTRY_VERSION_COLUMNS}, 1 - (e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})) AS cosine
+            SELECT ${ENTRY_VERSION_COLUMNS}, ${cosineOf(sql`e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})`)} AS cosine
             FROM pc_embeddings e JOIN pc_entry_versions v USING (entry_version_id)
             WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
               AND ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
@@ -440,9 +444,19 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 }
 
-/** An HNSW index over one profile's vectors, cast to the profile's dimension (pgvector needs a fixed one). */
+/** pgvector indexes `vector` columns of at most this many dimensions. */
+const HNSW_MAX_DIMENSION = 2_000;
+
+/**
+ * An HNSW index over one profile's vectors, cast to the profile's dimension (pgvector needs a fixed
+ * one). Profiles above 2,000 dimensions get no index: their scopes are always scanned exactly.
+ */
 async function createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfile) {
-  const name = `pc_embeddings_hnsw_${createHashSuffix(profile.id)}`;
+  if (!Number.isInteger(profile.dimension) || profile.dimension < 1) {
+    throw new TypeError(`embedding profile ${profile.id} has an invalid dimension ${profile.dimension}`);
+  }
+  if (profile.dimension > HNSW_MAX_DIMENSION) return;
+  const name = `pc_embeddings_hnsw_${createHash('sha256').update(profile.id).digest('hex').slice(0, 24)}`;
   const literal = profile.id.replaceAll("'", "''");
   await sql
     .raw(
@@ -451,11 +465,7 @@ async function createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfil
     .execute(db);
 }
 
-function createHashSuffix(value: string): string {
-  let hash = 0x811c9dc5;
-  for (const char of value) {
-    hash ^= char.codePointAt(0)!;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, '0');
+/** 1 - cosine distance; a zero vector has no direction (NaN), which scores 0 instead of sorting first. */
+function cosineOf(distance: ReturnType<typeof sql>) {
+  return sql`coalesce(nullif(1 - (${distance}), 'NaN'::float8), 0)`;
 }

@@ -49,7 +49,23 @@ export const metadataSchema = z
   })
   .refine((value) => !JSON.stringify(value).includes('\\u0000'), {
     error: 'metadata must not contain NUL (U+0000)',
-  });
+  })
+  .refine(
+    (value) => everyString(value, (text) => (text as string & { isWellFormed(): boolean }).isWellFormed()),
+    {
+      error: 'metadata must be well-formed Unicode (no lone surrogates)',
+    },
+  );
+
+/** True when every object key and string value inside `value` passes `test`. */
+function everyString(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return test(value);
+  if (Array.isArray(value)) return value.every((item) => everyString(item, test));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).every(([key, item]) => test(key) && everyString(item, test));
+  }
+  return true;
+}
 
 export const entryTextSchema = storableText('text', 1, ENTRY_TEXT_MAX_CHARS).refine(
   (value) => value.trim() !== '',

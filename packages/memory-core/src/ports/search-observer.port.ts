@@ -1,14 +1,9 @@
-import type { SearchMode } from '../domain/search.js';
+import type { RerankDegradationReason, SearchMode } from '../domain/search.js';
 import type { RerankUsage } from './memory-reranker.port.js';
 
 export type RerankOutcome = 'selected' | 'fallback' | 'degraded' | 'failed';
-export type DegradationReason =
-  | 'timeout'
-  | 'unavailable'
-  | 'invalid_output'
-  | 'saturated'
-  | 'deadline'
-  | 'rerank_failure';
+/** Why a rerank degraded under fail_open (same as the trace's reason). */
+export type DegradationReason = RerankDegradationReason;
 
 /** Events of one search. They carry counts, ids and outcomes; never query text or candidate text. */
 export interface SearchEndEvent {

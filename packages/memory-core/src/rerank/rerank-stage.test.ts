@@ -224,6 +224,56 @@ describe('rerank stage in search', () => {
     expect(rerankStage!.inFlight).toBe(0);
   });
 
+  it('releases its slot when a reranker throws synchronously or returns a plain value', async () => {
+    const store = new InMemoryMemoryStore();
+    const embedder = createFakeEmbedder();
+    const throwing = new RerankStage({
+      maxInFlight: 1,
+      queueTimeoutMs: 10,
+      reranker: {
+        policyId: 'test.sync-throw.v1',
+        rerank: () => {
+          throw Object.assign(new Error('sync'), { code: 'inference_unavailable' });
+        },
+      },
+    });
+    const plain = new RerankStage({
+      maxInFlight: 1,
+      queueTimeoutMs: 10,
+      reranker: {
+        policyId: 'test.plain-value.v1',
+        rerank: (() => ({
+          selectedRanks: [1],
+          usage: { requests: 0, calls: 0 },
+          discardedRankCount: 0,
+          usedFallback: false,
+        })) as never,
+      },
+    });
+    const writer = new MemoryService({ store, embedder, retrievalPolicy: minimalRrfPolicy });
+    await writer.remember('s', { entries: TEXTS.map((text) => ({ text })) });
+    const failing = new MemoryService({
+      store,
+      embedder,
+      retrievalPolicy: minimalRrfPolicy,
+      rerankStage: throwing,
+    });
+    const plainService = new MemoryService({
+      store,
+      embedder,
+      retrievalPolicy: minimalRrfPolicy,
+      rerankStage: plain,
+    });
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await expect(failing.search('s', { query: 'compost' })).rejects.toMatchObject({
+        code: 'inference_unavailable',
+      });
+      expect((await plainService.search('s', { query: 'compost' })).trace?.selectedRanks).toEqual([1]);
+    }
+    expect(throwing.inFlight).toBe(0);
+    expect(plain.inFlight).toBe(0);
+  });
+
   it('propagates the caller’s cancellation even under fail_open', async () => {
     const { service } = await setup({
       failurePolicy: 'fail_open',

@@ -76,7 +76,11 @@ export class RerankStage {
           ? new RerankDeadlineError(this.deadlineMs!)
           : new RerankSaturatedError(this.#gate.maxInFlight, this.queueTimeoutMs);
       }
-      const call = this.reranker.rerank(query, pool, limit, { signal: deadline.signal });
+      // Through a promise chain, so a reranker that throws synchronously or returns a plain value still
+      // releases its slot.
+      const call = Promise.resolve().then(() =>
+        this.reranker.rerank(query, pool, limit, { signal: deadline.signal }),
+      );
       void call.finally(release).catch(() => {});
       const decision = await deadline.race(call);
       validateDecision(policyId, decision, pool.length, limit);

@@ -33,6 +33,14 @@ describe('selectRanks (RFC 0080 normalization)', () => {
       usedFallback: false,
     });
   });
+  it('counts a duplicate after the limit as discarded, not ignored', () => {
+    expect(selectRanks([1, 2, 3, 3, 3], 5, 2)).toEqual({
+      selectedRanks: [1, 2],
+      discardedRankCount: 2,
+      ignoredAfterLimitCount: 1,
+      usedFallback: false,
+    });
+  });
   it('treats non-integers as out of range', () => {
     expect(selectRanks([1.5, Number.NaN, 2], 3, 3)).toMatchObject({
       selectedRanks: [2],

@@ -27,12 +27,11 @@ export function selectRanks(ranks: readonly number[], candidateCount: number, li
     const valid = Number.isInteger(rank) && rank >= 1 && rank <= candidateCount && !seen.has(rank);
     if (!valid) {
       discardedRankCount += 1;
-    } else if (selected.length >= limit) {
-      ignoredAfterLimitCount += 1;
-    } else {
-      seen.add(rank);
-      selected.push(rank);
+      continue;
     }
+    seen.add(rank);
+    if (selected.length >= limit) ignoredAfterLimitCount += 1;
+    else selected.push(rank);
   }
   if (selected.length === 0) {
     return {

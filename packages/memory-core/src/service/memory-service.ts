@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { canonicalJson } from '../domain/canonical-json.js';
 import { contentHash } from '../domain/content-hash.js';
 import { changesCursorSchema, decodeCursor, encodeCursor, entriesCursorSchema } from '../domain/cursor.js';
 import {
@@ -219,7 +220,7 @@ export class MemoryService {
       const kind = input.kind ?? current.kind;
       const metadata = input.metadata ?? current.metadata;
       const hash = contentHash(kind, input.text);
-      if (hash === current.contentHash && JSON.stringify(metadata) === JSON.stringify(current.metadata)) {
+      if (hash === current.contentHash && canonicalJson(metadata) === canonicalJson(current.metadata)) {
         return { memory: head!, entry: current, status: 'unchanged' as const };
       }
       const next = this.#nextVersion(current, { kind, text: input.text, contentHash: hash, metadata });

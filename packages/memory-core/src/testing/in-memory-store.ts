@@ -73,6 +73,11 @@ export class InMemoryMemoryStore implements MemoryStore {
               .filter(
                 (stored) => stored.version.state === 'active' && hashes.includes(stored.version.contentHash),
               )
+              // Later entries first, so that for a shared hash the earliest entry is the one kept.
+              .sort(
+                (a, b) =>
+                  b.version.revision - a.version.revision || compare(b.version.entryId, a.version.entryId),
+              )
               .map((stored) => [stored.version.contentHash, { ...stored.version }]),
           ),
         currentVersion: async (entryId) => {

@@ -406,6 +406,39 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       expect((await store.vectorIndexState(scopeId, 1, 'another.profile')).missing).toBe(1);
     });
 
+    it('keeps a revise with equal metadata in another key order a no-op', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, {
+        entries: [{ text: 'ordered', metadata: { topic: 'x', at: 1 } }],
+      });
+      const again = await service.revise(scopeId, {
+        entryId: written.entries[0]!.entryId,
+        text: 'ordered',
+        metadata: { at: 1, topic: 'x' },
+      });
+      expect(again).toMatchObject({ status: 'unchanged', memory: { revision: 1 } });
+    });
+
+    it('does not let entries with empty (zero) vectors crowd real matches out of vector search', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, {
+        entries: [
+          { text: 'apple orchard harvest' },
+          ...Array.from({ length: 40 }, (_, i) => ({ text: `${'!'.repeat(i + 1)}` })),
+        ],
+      });
+      const [query] = await embedder.embed(['apple harvest']);
+      const hits = await store.vectorSearch({
+        scopeId,
+        revision: written.memory.revision,
+        profileId: embedder.profile.id,
+        vector: query!,
+        limit: 10,
+      });
+      expect(hits[0]?.version.text).toBe('apple orchard harvest');
+      expect(hits.every((hit) => Number.isFinite(hit.score))).toBe(true);
+    });
+
     it('rejects bad input with a typed error naming the field, and writes nothing', async () => {
       const scopeId = scope();
       await expect(
@@ -419,6 +452,15 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       });
       await expect(service.remember(scopeId, { entries: [{ text: '\ud800 lone' }] })).rejects.toMatchObject({
         issues: [{ field: 'entries.0.text' }],
+      });
+      await expect(
+        service.remember(scopeId, {
+          entries: [{ text: 'ok', metadata: { note: '\ud800', '\udc00key': 1 } }],
+        }),
+      ).rejects.toMatchObject({
+        issues: [
+          { field: 'entries.0.metadata', rule: 'metadata must be well-formed Unicode (no lone surrogates)' },
+        ],
       });
       expect(await store.head(scopeId)).toBeUndefined();
     });
