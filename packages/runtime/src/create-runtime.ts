@@ -167,10 +167,11 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
     ),
   });
   const service = container.resolve(TOKENS.memoryService);
-  if (rerankStage === null && config.rerank.policy !== undefined && !config.rerank.enabled) {
+  if (config.rerank.policy !== undefined && !config.rerank.enabled) {
     container.resolve(TOKENS.logger).warn('runtime.config.rerank_policy_ignored', {
       setting: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY',
       reason: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED is false',
+      injectedReranker: options.reranker !== undefined,
     });
   }
   const storeKind = options.store ? 'custom' : config.store.kind;

@@ -17,6 +17,16 @@ export const WRITE_GATE_MAX_REVIEWED_ENTRIES = 16;
 /** How many active entries of a coarse search each new entry is compared with. */
 export const WRITE_GATE_COMPARED_ENTRIES = 5;
 
+/** The entry text as a search query: normalized, cut to the query limit on a code point boundary. */
+function queryFrom(text: string): string {
+  let query = '';
+  for (const codePoint of normalizeQuery(text)) {
+    if (query.length + codePoint.length > QUERY_MAX_CHARS) break;
+    query += codePoint;
+  }
+  return query;
+}
+
 export interface DecisionWriteAdvisorOptions {
   mode: 'shadow' | 'advisory';
   decisionKind: string;
@@ -33,31 +43,36 @@ export interface DecisionWriteAdvisorOptions {
 export function createDecisionWriteAdvisor(options: DecisionWriteAdvisorOptions): WriteAdvisor {
   return {
     mode: options.mode,
+    // Entries are reviewed in parallel, so a silent backend delays a write by about one decision
+    // timeout (the fail-open envelope's), not one per entry.
     async review(scopeId, entries, reviewOptions = {}) {
-      const advice: WriteAdvice[] = [];
-      for (const [entryIndex, entry] of entries.slice(0, WRITE_GATE_MAX_REVIEWED_ENTRIES).entries()) {
-        const query = normalizeQuery(entry.text).slice(0, QUERY_MAX_CHARS);
-        const { hits } = await options.search(scopeId, { query, limit: WRITE_GATE_COMPARED_ENTRIES });
-        if (hits.length === 0) continue;
-        const result = await options.decisionModel.evaluate(
-          {
+      const reviewed = await Promise.all(
+        entries.slice(0, WRITE_GATE_MAX_REVIEWED_ENTRIES).map(async (entry, entryIndex) => {
+          const { hits } = await options.search(scopeId, {
+            query: queryFrom(entry.text),
+            limit: WRITE_GATE_COMPARED_ENTRIES,
+          });
+          if (hits.length === 0) return undefined;
+          const result = await options.decisionModel.evaluate(
+            {
+              decisionKind: options.decisionKind,
+              question: WRITE_GATE_QUESTION,
+              subject: entry.text,
+              evidence: hits.map((hit) => hit.text),
+            },
+            reviewOptions.signal ? { signal: reviewOptions.signal } : {},
+          );
+          return {
+            entryIndex,
+            policyId: result.policyId,
             decisionKind: options.decisionKind,
-            question: WRITE_GATE_QUESTION,
-            subject: entry.text,
-            evidence: hits.map((hit) => hit.text),
-          },
-          reviewOptions.signal ? { signal: reviewOptions.signal } : {},
-        );
-        advice.push({
-          entryIndex,
-          policyId: result.policyId,
-          decisionKind: options.decisionKind,
-          outcome: result.outcome,
-          comparedEntryIds: hits.map((hit) => hit.citation.entryId),
-          usedFallback: result.usedFallback,
-        });
-      }
-      return advice;
+            outcome: result.outcome,
+            comparedEntryIds: hits.map((hit) => hit.citation.entryId),
+            usedFallback: result.usedFallback,
+          } satisfies WriteAdvice;
+        }),
+      );
+      return reviewed.filter((advice) => advice !== undefined);
     },
   };
 }

@@ -71,7 +71,15 @@ describe('PGlite on disk', () => {
     const dataDir = freshDir();
     writeFileSync(join(dataDir, 'powercontext.lock'), '999999999\n');
     const store = await createPGliteMemoryStore({ dataDir });
-    expect(readFileSync(join(dataDir, 'powercontext.lock'), 'utf8').trim()).toBe(String(process.pid));
+    expect(readFileSync(join(dataDir, 'powercontext.lock'), 'utf8').split(' ')[0]).toBe(String(process.pid));
+    await store.close();
+  });
+
+  it('takes over a lock naming its own pid that it does not hold (a restarted container)', async () => {
+    const dataDir = freshDir();
+    writeFileSync(join(dataDir, 'powercontext.lock'), `${process.pid} left-by-a-previous-life\n`);
+    const store = await createPGliteMemoryStore({ dataDir });
+    expect(readFileSync(join(dataDir, 'powercontext.lock'), 'utf8')).not.toContain('left-by-a-previous-life');
     await store.close();
   });
 

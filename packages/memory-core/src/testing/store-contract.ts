@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../domain/content-hash.js';
 import type { Embedder } from '../ports/embedder.port.js';
+import { noopLogger } from '../ports/logger.port.js';
 import type { MemoryStore, NewEntryVersion } from '../ports/memory-store.port.js';
 import { MemoryService } from '../service/memory-service.js';
 import { createFakeEmbedder } from './fake-embedder.js';
@@ -261,8 +262,22 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
     it('loses no update when writers race, in one process and across processes', async () => {
       const scopeId = scope();
       // Two services with separate in-process locks stand in for two processes; only the CAS arbitrates.
+      let retries = 0;
+      const logger = {
+        ...noopLogger,
+        info: (event: string) => {
+          if (event === 'memory.write.conflict_retry') retries += 1;
+        },
+      };
       const [one, two] = [0, 1].map(
-        () => new MemoryService({ store, embedder, retrievalPolicy: noSearchPolicy, maxWriteAttempts: 50 }),
+        () =>
+          new MemoryService({
+            store,
+            embedder,
+            retrievalPolicy: noSearchPolicy,
+            maxWriteAttempts: 50,
+            logger,
+          }),
       );
       const writers = Array.from({ length: 16 }, (_, i) =>
         (i % 2 === 0 ? one! : two!).remember(scopeId, { entries: [{ text: `racer ${i}` }] }),
@@ -275,6 +290,8 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       expect(page.entries.map((e) => e.text).sort()).toEqual(
         Array.from({ length: 16 }, (_, i) => `racer ${i}`).sort(),
       );
+      // The two services really raced: at least one compare-and-swap was lost and retried.
+      expect(retries).toBeGreaterThan(0);
     });
 
     it('retries a lost compare-and-swap a bounded number of times, then surfaces a typed error', async () => {

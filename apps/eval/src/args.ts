@@ -1,0 +1,183 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type SearchMode = 'fts' | 'vector' | 'hybrid';
+export type UnitKind = 'turn' | 'observation';
+export type RerankPolicy = 'listwise' | 'decision';
+export type JudgePolicy = 'strict' | 'topical';
+
+export const SEARCH_MODES: readonly SearchMode[] = ['fts', 'vector', 'hybrid'];
+/** The largest search limit the runtime accepts (SEARCH_LIMIT_MAX): the coarse curve's depth. */
+export const COARSE_DEPTH = 50;
+
+export interface EvalArgs {
+  data: string;
+  out: string;
+  modes: SearchMode[];
+  unit: UnitKind;
+  /** Rerank candidate pool size (POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_CANDIDATE_LIMIT) and oracle pool. */
+  topK: number;
+  /** The limit of the user-facing search. */
+  finalK: number;
+  rerank: 'none' | RerankPolicy;
+  generationModel?: string;
+  baseUrl?: string;
+  peers: boolean;
+  /** Conversation ids to evaluate; undefined = all of the file. */
+  conversations?: string[];
+  answerModel?: string;
+  judgeModel?: string;
+  judgePolicy: JudgePolicy;
+}
+
+/** The repository root: apps/eval/{src,dist}/ are three levels below it. */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export const DEFAULT_ARGS: EvalArgs = {
+  data: path.resolve(REPO_ROOT, '../shared/locomo/locomo-dev.json'),
+  out: path.resolve(REPO_ROOT, 'eval-results/locomo'),
+  modes: ['hybrid'],
+  unit: 'turn',
+  topK: 30,
+  finalK: 10,
+  rerank: 'none',
+  peers: false,
+  judgePolicy: 'strict',
+};
+
+export const USAGE = `Usage: pnpm eval:locomo [options]
+  --data FILE               LoCoMo JSON file (default <repo>/../shared/locomo/locomo-dev.json; never copy it into the repo)
+  --out DIR                 output directory for summary.json, summary.md, recall.svg (default <repo>/eval-results/locomo)
+  --mode MODE               fts, vector, hybrid or all (default hybrid)
+  --unit UNIT               turn (one entry per dialog turn) or observation (the dataset's observation facts) (default turn)
+  --top-k N                 rerank candidate pool size and oracle pool, 1..${COARSE_DEPTH} (default 30)
+  --final-k N               limit of the user-facing search, 1..${COARSE_DEPTH} (default 10)
+  --rerank POLICY           none, listwise (alias llm) or decision (default none); selected through runtime configuration
+  --generation-model SPEC   openai:<model> or openai-compatible:<model> for reranking
+                            (default: POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL from the environment)
+  --base-url URL            OpenAI-compatible base URL (default: POWERCONTEXT_SERVER_INFERENCE_BASE_URL)
+  --peers                   also run the peer systems (MiniSearch, Orama) on the same units and questions
+  --conversations LIST      comma-separated conversation ids, e.g. conv-26,conv-30 (default all)
+  --answer-model SPEC       answer stage model (not available in this build)
+  --judge-model SPEC        answer stage judge model (not available in this build)
+  --judge-policy POLICY     strict or topical (default strict)
+  --help                    print this help`;
+
+export class ArgsError extends Error {
+  override name = 'ArgsError';
+}
+
+function limitValue(flag: string, value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > COARSE_DEPTH) {
+    throw new ArgsError(`${flag} must be an integer within 1..${COARSE_DEPTH}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function modes(value: string): SearchMode[] {
+  if (value === 'all') return [...SEARCH_MODES];
+  if ((SEARCH_MODES as readonly string[]).includes(value)) return [value as SearchMode];
+  throw new ArgsError(`--mode accepts fts, vector, hybrid or all, got "${value}"`);
+}
+
+function rerank(value: string): EvalArgs['rerank'] {
+  if (value === 'llm') return 'listwise';
+  if (value === 'none' || value === 'listwise' || value === 'decision') return value;
+  throw new ArgsError(`--rerank accepts none, listwise (or llm) or decision, got "${value}"`);
+}
+
+function modelSpec(flag: string, value: string): string {
+  if (!/^(openai|openai-compatible):.+$/.test(value)) {
+    throw new ArgsError(`${flag} must be openai:<model> or openai-compatible:<model>, got "${value}"`);
+  }
+  return value;
+}
+
+function list(flag: string, value: string): string[] {
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  if (items.length === 0) throw new ArgsError(`${flag} must name at least one conversation`);
+  return [...new Set(items)];
+}
+
+const BOOLEAN_FLAGS = new Set(['--peers']);
+
+/** Parses `--flag value` and `--flag=value`; a leading `--` (as pnpm may pass it) is skipped. */
+export function parseArgs(argv: readonly string[]): EvalArgs | 'help' {
+  const args: EvalArgs = { ...DEFAULT_ARGS, modes: [...DEFAULT_ARGS.modes] };
+  const rest = argv[0] === '--' ? argv.slice(1) : [...argv];
+  for (let index = 0; index < rest.length; index++) {
+    const token = rest[index]!;
+    if (token === '--help' || token === '-h') return 'help';
+    if (!token.startsWith('--')) throw new ArgsError(`unexpected argument "${token}"`);
+    const equals = token.indexOf('=');
+    const flag = equals === -1 ? token : token.slice(0, equals);
+    if (BOOLEAN_FLAGS.has(flag)) {
+      if (equals !== -1) throw new ArgsError(`${flag} takes no value`);
+      args.peers = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (equals !== -1) value = token.slice(equals + 1);
+    else {
+      value = rest[index + 1];
+      if (value === undefined || value.startsWith('--')) throw new ArgsError(`${flag} needs a value`);
+      index++;
+    }
+    switch (flag) {
+      case '--data':
+        if (value === '') throw new ArgsError('--data must not be empty');
+        args.data = path.resolve(value);
+        break;
+      case '--out':
+        if (value === '') throw new ArgsError('--out must not be empty');
+        args.out = path.resolve(value);
+        break;
+      case '--mode':
+        args.modes = modes(value);
+        break;
+      case '--unit':
+        if (value !== 'turn' && value !== 'observation') {
+          throw new ArgsError(`--unit accepts turn or observation, got "${value}"`);
+        }
+        args.unit = value;
+        break;
+      case '--top-k':
+        args.topK = limitValue(flag, value);
+        break;
+      case '--final-k':
+        args.finalK = limitValue(flag, value);
+        break;
+      case '--rerank':
+        args.rerank = rerank(value);
+        break;
+      case '--generation-model':
+        args.generationModel = modelSpec(flag, value);
+        break;
+      case '--base-url':
+        if (!/^https?:\/\/.+/.test(value)) throw new ArgsError('--base-url must be an http(s) URL');
+        args.baseUrl = value;
+        break;
+      case '--conversations':
+        args.conversations = list(flag, value);
+        break;
+      case '--answer-model':
+        args.answerModel = modelSpec(flag, value);
+        break;
+      case '--judge-model':
+        args.judgeModel = modelSpec(flag, value);
+        break;
+      case '--judge-policy':
+        if (value !== 'strict' && value !== 'topical') {
+          throw new ArgsError(`--judge-policy accepts strict or topical, got "${value}"`);
+        }
+        args.judgePolicy = value;
+        break;
+      default:
+        throw new ArgsError(`unknown option ${flag}`);
+    }
+  }
+  return args;
+}
