@@ -1,4 +1,9 @@
-import { InferenceError, type InferenceErrorCode, type InferenceUsage } from '@powercontext/inference';
+import {
+  InferenceError,
+  type InferenceErrorCode,
+  type InferenceUsage,
+  raceAbort,
+} from '@powercontext/inference';
 import type { DecisionModel, DecisionRequest, DecisionResult, EvaluateOptions } from './decision.js';
 
 /** Fields of a structured log event. They never carry question, subject or evidence text. */
@@ -130,33 +135,6 @@ function start(model: DecisionModel, request: DecisionRequest, options: Evaluate
   } catch (error) {
     return Promise.reject(error);
   }
-}
-
-/**
- * Settles like `work`, or rejects with `signal.reason` as soon as the signal aborts, whichever comes
- * first, so a model that ignores its signal cannot hold the caller past the deadline. The abandoned
- * work always has a rejection handler attached, so a late failure never surfaces as an unhandled
- * rejection.
- */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function warn(logger: DecisionLogger, fields: DecisionLogFields): void {

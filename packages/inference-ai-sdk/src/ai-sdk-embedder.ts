@@ -1,4 +1,4 @@
-import { InferenceError, type InferenceUsage } from '@powercontext/inference';
+import { InferenceError, type InferenceUsage, raceAbort } from '@powercontext/inference';
 import {
   type Embedder,
   EmbeddingFailedError,
@@ -10,7 +10,6 @@ import {
 import { type EmbeddingModel, embedMany } from 'ai';
 import { checkCallLimits, startDeadline } from './call-limits.js';
 import { countModelCalls } from './count-model-calls.js';
-import { raceAbort } from './race-abort.js';
 
 /** An AI SDK embedding model object (a provider's `.embedding(id)`, or `createEmbeddingModel`). */
 export type AiSdkEmbeddingModel = Exclude<EmbeddingModel, string>;

@@ -2,6 +2,7 @@ import {
   addUsage,
   InferenceError,
   type InferenceUsage,
+  raceAbort,
   type StructuredGenerationRequest,
   type StructuredGenerationResult,
   type StructuredGenerator,
@@ -17,7 +18,6 @@ import {
 import type { z } from 'zod';
 import { checkCallLimits, startDeadline } from './call-limits.js';
 import { countModelCalls } from './count-model-calls.js';
-import { raceAbort } from './race-abort.js';
 
 /** An AI SDK language model object (a provider's `.chat(id)`, or `createLanguageModel`). */
 export type AiSdkLanguageModel = Exclude<LanguageModel, string>;

@@ -5,6 +5,7 @@ export {
 } from './inference-error.js';
 export { addUsage, type InferenceUsage, NO_INFERENCE_USAGE } from './inference-usage.js';
 export { type ModelProvider, type ModelSpec, parseModelSpec } from './model-spec.js';
+export { raceAbort } from './race-abort.js';
 export type {
   StructuredGenerationRequest,
   StructuredGenerationResult,
