@@ -52,14 +52,14 @@ function recallCurves(runs: readonly RunJson[]): RecallCurve[] {
       const recall = metrics[`recall_at_${k}`];
       return recall === undefined ? [] : [{ k, recall }];
     });
-    curves.push({ label: `${runLabel(run)} (${run.unit})`, points });
+    curves.push({ label: runLabel(run), points });
   }
   for (const reference of REFERENCE_ROWS) {
     const points = RECALL_KS.flatMap((k) => {
       const recall = reference.metrics[`recall_at_${k}`];
       return recall === undefined ? [] : [{ k, recall }];
     });
-    curves.push({ label: `${reference.label}, published, not measured`, points });
+    curves.push({ label: `${reference.label.split(' ')[0]} (published, not measured)`, points });
   }
   return curves;
 }

@@ -114,7 +114,7 @@ export function summaryMarkdown(summary: Summary, context: MarkdownContext): str
     `Dataset \`${d.file}\` (sha256 \`${d.sha256}\`): ${d.conversations} conversation${d.conversations === 1 ? '' : 's'}, ${d.questions} questions, ` +
       `${d.scored_questions} scored (${d.excluded_questions ?? d.questions - d.scored_questions} excluded: no resolvable evidence); ` +
       `${d.unresolved_evidence_ids} unresolvable evidence ids, ${d.repaired_evidence_ids ?? 0} repaired.`,
-    `Unit: ${d.unit ?? 'turn'} (${d.units ?? '?'} units${d.merged_duplicate_units ? `, ${d.merged_duplicate_units} duplicates of an earlier unit's text merged into it` : ''}` +
+    `Unit: ${d.unit ?? 'turn'} (${d.units ?? '?'} units${d.merged_duplicate_units ? `, ${d.merged_duplicate_units} with the exact text of an earlier unit merged into it` : ''}` +
       `${d.unresolved_observation_ids ? `, ${d.unresolved_observation_ids} unresolvable observation turn ids` : ''}).`,
   ];
   if (summary.config) {
