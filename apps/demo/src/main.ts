@@ -30,6 +30,9 @@ try {
     created += result.entries.filter((entry) => entry.status === 'created').length;
     bar.update(Math.min(start + BATCH, SAMPLE_CONVERSATION.length));
   }
+  // Entries stored under an earlier embedding profile get vectors of the current one.
+  const reembedded = await runtime.memory.reembed(SCOPE);
+  if (reembedded > 0) console.log(`re-embedded ${reembedded} entries for ${embeddingProfile.id}`);
   const head = (await memory.list({ limit: 1 })).memory;
   console.log(
     `${created} new entries, ${SAMPLE_CONVERSATION.length - created} already present; memory ${head?.artifactId} at revision ${head?.revision}\n`,

@@ -61,7 +61,7 @@ export function locomoFixture() {
         category: 2,
       },
       {
-        question: 'What pets and hobbies do Alice and Bob have?',
+        question: 'Which pet tortoise and pottery hobby do Alice and Bob have?',
         answer: 'a tortoise; pottery',
         evidence: ['D1:4; D2:1', 'D1:4'],
         category: 1,

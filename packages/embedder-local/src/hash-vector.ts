@@ -4,7 +4,7 @@ import { wordTokens } from './word-tokens.js';
 /** Weight of a whole-word feature. Words say more about the topic than their fragments. */
 export const WORD_FEATURE_WEIGHT = 1;
 /** Weight of one character trigram feature. A word yields several trigrams, so each counts less. */
-export const TRIGRAM_FEATURE_WEIGHT = 0.3;
+export const TRIGRAM_FEATURE_WEIGHT = 0.5;
 
 // Distinct prefixes keep the word "cat" and the trigram "cat" apart as features.
 const WORD_PREFIX = 'w\u0001';

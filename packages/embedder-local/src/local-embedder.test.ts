@@ -94,13 +94,13 @@ describe('createLocalEmbedder', () => {
 
   it('exposes a profile whose id names the version and the dimension', () => {
     expect(createLocalEmbedder().profile).toEqual({
-      id: 'powercontext.local-hash.v1@256',
-      dimension: 256,
+      id: 'powercontext.local-hash.v2@1024',
+      dimension: 1024,
       normalization: 'l2',
       minCosine: LOCAL_HASH_MIN_COSINE,
     });
-    expect(createLocalEmbedder({ dimension: 1024 }).profile.id).toBe('powercontext.local-hash.v1@1024');
-    expect(LOCAL_HASH_MIN_COSINE).toBe(0.05);
+    expect(createLocalEmbedder({ dimension: 1024 }).profile.id).toBe('powercontext.local-hash.v2@1024');
+    expect(LOCAL_HASH_MIN_COSINE).toBe(0.3);
   });
 
   it('accepts the dimension bounds 16 and 4096', async () => {

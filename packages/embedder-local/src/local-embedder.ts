@@ -3,7 +3,7 @@ import { hashVector } from './hash-vector.js';
 import { LOCAL_HASH_DEFAULT_DIMENSION, localHashProfile } from './local-hash-profile.js';
 
 export interface LocalEmbedderOptions {
-  /** Vector length, an integer from 16 to 4096. Default 256. Part of the profile id. */
+  /** Vector length, an integer from 16 to 4096. Default 1024. Part of the profile id. */
   dimension?: number;
 }
 

@@ -14,7 +14,7 @@ describe('createRuntime', () => {
     try {
       expect(runtime.capabilities()).toMatchObject({
         store: 'pglite',
-        embeddingProfile: { id: 'powercontext.local-hash.v1@256', dimension: 256 },
+        embeddingProfile: { id: 'powercontext.local-hash.v2@1024', dimension: 1024 },
         retrievalPolicyId: 'powercontext.retrieval.rrf.v1',
       });
       const memory = runtime.memory.forScope('project');

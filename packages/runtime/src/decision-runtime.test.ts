@@ -136,7 +136,9 @@ describe('decision reranking composed from the environment, over real HTTP', () 
     });
     await memory.remember({ entries: [{ text: TURNS[0]! }] });
     const started = performance.now();
-    const gated = await memory.remember({ entries: [{ text: TURNS[2]! }] });
+    const gated = await memory.remember({
+      entries: [{ text: 'Priya: The council approved the Alder Street lot again.' }],
+    });
     expect(gated.entries[0]!.status).toBe('created');
     expect(gated.advice?.[0]).toMatchObject({ outcome: 'abstain', usedFallback: true });
     expect(performance.now() - started).toBeLessThan(3_000);

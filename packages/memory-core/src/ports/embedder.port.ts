@@ -1,6 +1,6 @@
 /** Identity of a vector space. Vectors of different profiles are never compared. */
 export interface EmbeddingProfile {
-  /** Versioned id, e.g. `powercontext.local-hash.v1` or `openai:text-embedding-3-small@1536`. */
+  /** Versioned id, e.g. `powercontext.local-hash.v2@1024` or `openai:text-embedding-3-small@1536`. */
   id: string;
   dimension: number;
   normalization: 'l2' | 'none';
