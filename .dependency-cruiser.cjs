@@ -32,6 +32,7 @@ const LAYERS = {
   'decision-model': ['inference'],
   'rerank-decision': ['memory-core', 'decision-model'],
   'observability-otel': ['memory-core'],
+  'cli-support': [], // private helpers of the project's own apps
   runtime: null, // null = any workspace package
 };
 

@@ -1,5 +1,5 @@
+import type { LatencySummary } from '@powercontext/cli-support';
 import type { Backend } from './args.js';
-import type { LatencySummary } from './percentiles.js';
 
 export const SEARCH_MODES = ['fts', 'vector', 'hybrid'] as const;
 export type BenchMode = (typeof SEARCH_MODES)[number];

@@ -3,11 +3,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createProgressBar, summarizeLatencies } from '@powercontext/cli-support';
 import type { Runtime } from '@powercontext/runtime';
 import { ArgsError, type Backend, parseArgs, USAGE } from './args.js';
 import { describeError, type OpenedRuntime, openRuntime } from './open-runtime.js';
-import { summarizeLatencies } from './percentiles.js';
-import { createProgressBar } from './progress-bar.js';
 import {
   type BackendResult,
   type BenchMode,

@@ -1,5 +1,5 @@
+import { createProgressBar } from '@powercontext/cli-support';
 import { createRuntime } from '@powercontext/runtime';
-import { createProgressBar } from './progress-bar.js';
 import { SAMPLE_CONVERSATION, SAMPLE_QUERIES } from './sample-conversation.js';
 
 const SCOPE = 'demo:alder-street-garden';

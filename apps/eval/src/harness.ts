@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createProgressBar } from '@powercontext/cli-support';
 import { createRuntime } from '@powercontext/runtime';
 import { COARSE_DEPTH, type EvalArgs, REPO_ROOT, type SearchMode } from './args.js';
 import { describe, type EvalContext, type QuestionRecord, record, warn } from './eval-context.js';
@@ -10,7 +11,6 @@ import { RECALL_KS } from './metrics.js';
 import { loadRecallPlot, type RecallCurve } from './optional-modules.js';
 import { runPeers } from './peer-runs.js';
 import { coarseMode, rerankRuns } from './powercontext-runs.js';
-import { createProgressBar } from './progress-bar.js';
 import { runLabel } from './run-accumulator.js';
 import { coarseRuntimeEnv, type RuntimeEnv } from './runtime-env.js';
 import { REFERENCE_ROWS, summaryMarkdown } from './summary-markdown.js';

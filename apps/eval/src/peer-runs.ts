@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
+import { createProgressBar } from '@powercontext/cli-support';
 import { COARSE_DEPTH, type EvalArgs } from './args.js';
 import type { EvalConversation, EvalQuestion } from './locomo-data.js';
 import { countRelevantUnits, type Metrics, questionMetrics } from './metrics.js';
 import { loadPeerFactory } from './optional-modules.js';
 import type { EvalUnit, PeerSystem } from './peer-system.js';
-import { createProgressBar } from './progress-bar.js';
 import { RunAccumulator, unmeasuredRun } from './run-accumulator.js';
 import { type RunJson, SYSTEMS } from './summary-schema.js';
 

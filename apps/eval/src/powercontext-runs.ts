@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks';
+import { createProgressBar } from '@powercontext/cli-support';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import { COARSE_DEPTH, type EvalArgs, type SearchMode } from './args.js';
 import { describe, type EvalContext, record, warn } from './eval-context.js';
 import type { IngestedConversation } from './ingest.js';
 import type { EvalQuestion } from './locomo-data.js';
 import { oracleOrder, questionMetrics, type RankedCoverage } from './metrics.js';
-import { createProgressBar } from './progress-bar.js';
 import { RunAccumulator, type RunIdentity, unmeasuredRun } from './run-accumulator.js';
 import { missingRerankModel, type RuntimeEnv, rerankRuntimeEnv } from './runtime-env.js';
 import type { RunJson } from './summary-schema.js';

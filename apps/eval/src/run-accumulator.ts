@@ -1,6 +1,6 @@
+import { percentile } from '@powercontext/cli-support';
 import type { Category } from './locomo-data.js';
 import { type Metrics, meanMetrics, roundMetrics } from './metrics.js';
-import { percentile } from './percentiles.js';
 import type { MeasuredRun, UnmeasuredRun } from './summary-schema.js';
 
 export type RunIdentity = Pick<MeasuredRun, 'system' | 'mode' | 'unit' | 'rerank' | 'top_k' | 'final_k'>;

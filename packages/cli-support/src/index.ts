@@ -1,0 +1,2 @@
+export { type LatencySummary, mean, percentile, summarizeLatencies } from './percentiles.js';
+export { createProgressBar } from './progress-bar.js';
