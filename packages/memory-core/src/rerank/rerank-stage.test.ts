@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { noopLogger } from '../ports/logger.port.js';
 import type { SearchObserver } from '../ports/search-observer.port.js';
 import { MemoryService } from '../service/memory-service.js';
 import { createFakeEmbedder } from '../testing/fake-embedder.js';
@@ -14,6 +15,13 @@ async function setup(stage?: Partial<RerankStageOptions> & { script?: ScriptedRe
   const embedder = createFakeEmbedder();
   const reranker = createScriptedReranker(stage?.script);
   const events: unknown[] = [];
+  const warnings: { event: string; fields: unknown }[] = [];
+  const logger = {
+    ...noopLogger,
+    warn: (event: string, fields?: unknown) => {
+      warnings.push({ event, fields });
+    },
+  };
   const observer: SearchObserver = {
     rerankEnded: (event) => events.push(event),
     searchEnded: (event) => events.push(event),
@@ -25,10 +33,11 @@ async function setup(stage?: Partial<RerankStageOptions> & { script?: ScriptedRe
     embedder,
     retrievalPolicy: minimalRrfPolicy,
     observer,
+    logger,
     ...(rerankStage ? { rerankStage } : {}),
   });
   await plain.remember('s', { entries: TEXTS.map((text) => ({ text })) });
-  return { store, plain, service, reranker, events, rerankStage };
+  return { store, plain, service, reranker, events, warnings, rerankStage };
 }
 
 const timeoutError = () =>
@@ -119,7 +128,7 @@ describe('rerank stage in search', () => {
   });
 
   it('fail_open returns coarse ranks with the degradation in the trace, usedFallback staying false', async () => {
-    const { service, plain, events } = await setup({
+    const { service, plain, events, warnings } = await setup({
       failurePolicy: 'fail_open',
       script: { decide: () => Promise.reject(timeoutError()) },
     });
@@ -136,6 +145,15 @@ describe('rerank stage in search', () => {
       expect.objectContaining({ outcome: 'degraded', degradationReason: 'timeout' }),
     );
     expect(JSON.stringify(events)).not.toContain('compost');
+    expect(warnings).toContainEqual({
+      event: 'memory.rerank.degraded',
+      fields: expect.objectContaining({
+        policyId: 'test.scripted.v1',
+        reason: 'timeout',
+        errorCode: 'inference_timeout',
+      }),
+    });
+    expect(JSON.stringify(warnings)).not.toContain('compost');
   });
 
   it('maps unknown failures to rerank_failure under fail_open', async () => {

@@ -2,6 +2,7 @@ import type { MemoryHit, RerankDegradationReason, RerankTrace } from '../domain/
 import { PowerContextError } from '../errors/powercontext-error.js';
 import { RerankDeadlineError } from '../errors/rerank-deadline-error.js';
 import { RerankSaturatedError } from '../errors/rerank-saturated-error.js';
+import type { Logger } from '../ports/logger.port.js';
 import type { MemoryRerankDecision, MemoryReranker } from '../ports/memory-reranker.port.js';
 import type { SearchObserver } from '../ports/search-observer.port.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
@@ -59,7 +60,7 @@ export class RerankStage {
     query: string,
     pool: readonly MemoryHit[],
     limit: number,
-    context: { coarseMs: number; signal?: AbortSignal; observer?: SearchObserver },
+    context: { coarseMs: number; signal?: AbortSignal; observer?: SearchObserver; logger?: Logger },
   ): Promise<{ hits: MemoryHit[]; trace: RerankTrace }> {
     const { policyId } = this.reranker;
     const start = { policyId, candidateCount: pool.length, limit };
@@ -121,6 +122,14 @@ export class RerankStage {
         durationMs: performance.now() - began,
         saturated: reason === 'saturated',
         usage,
+      });
+      context.logger?.warn(degrade ? 'memory.rerank.degraded' : 'memory.rerank.failed', {
+        policyId,
+        reason,
+        ...(typeof code === 'string' ? { errorCode: code } : {}),
+        candidateCount: pool.length,
+        failurePolicy: this.failurePolicy,
+        cancelled: context.signal?.aborted === true,
       });
       if (!degrade) throw failure;
       const selectedRanks = coarseFallbackRanks(pool.length, limit);

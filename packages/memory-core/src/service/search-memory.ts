@@ -151,6 +151,7 @@ async function runSearch(
     coarseMs: performance.now() - began,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(deps.observer ? { observer: deps.observer } : {}),
+    logger: deps.logger,
   });
   return { ...base, hits, trace };
 }
