@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_ARGS, type EvalArgs } from './args.js';
+import { DEFAULT_ARGS, type EvalArgs, REPO_ROOT } from './args.js';
 import { ANSWER_STAGE_UNAVAILABLE, type HarnessOutcome, runLocomoEval } from './harness.js';
 import { locomoFixture } from './locomo-fixture.test.helper.js';
 import { type MeasuredRun, validateSummary } from './summary-schema.js';
@@ -37,8 +37,9 @@ describe('runLocomoEval on a tiny fixture conversation (in-process runtime, temp
   it('writes a summary.json that matches the documented schema', async () => {
     const written = JSON.parse(await readFile(path.join(args.out, 'summary.json'), 'utf8'));
     const summary = validateSummary(written);
+    // The file is reported relative to the repository when it lies beside it (../shared/...), else absolute.
+    expect(path.resolve(REPO_ROOT, summary.dataset.file)).toBe(args.data);
     expect(summary.dataset).toMatchObject({
-      file: args.data,
       conversations: 1,
       questions: 4,
       scored_questions: 3,
