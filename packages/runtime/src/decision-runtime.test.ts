@@ -191,6 +191,37 @@ describe('the write gate, an advisory consumer', () => {
     expect(JSON.stringify(lines)).not.toMatch(/council|garden|Priya/);
   });
 
+  it('disabled and shadow with the backend down: writes are acknowledged and nothing is returned', async () => {
+    const disabled = await start(fail500, {});
+    await disabled.memory.remember({ entries: [{ text: TURNS[0]! }] });
+    const plain = await disabled.memory.remember({
+      entries: [{ text: 'Priya: The council approved the garden lot.' }],
+    });
+    expect(plain.entries[0]!.status).toBe('created');
+    expect(server!.requests).toHaveLength(0);
+    await disabled.runtime.close();
+    runtimes.splice(runtimes.indexOf(disabled.runtime), 1);
+    await server!.close();
+
+    const { lines, logger } = recordingLogger();
+    const shadow = await start(
+      fail500,
+      { POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE: 'shadow' },
+      { logger },
+    );
+    await shadow.memory.remember({ entries: [{ text: TURNS[0]! }] });
+    const result = await shadow.memory.remember({
+      entries: [{ text: 'Priya: The council approved the garden lot.' }],
+    });
+    expect(result.entries[0]!.status).toBe('created');
+    expect(result.advice).toBeUndefined();
+    expect(lines.find((line) => line.event === 'memory.write_advice')?.fields).toMatchObject({
+      mode: 'shadow',
+      outcome: 'abstain',
+      usedFallback: true,
+    });
+  });
+
   it('advisory: annotates the write result with the backend up', async () => {
     const { memory } = await start(decideBy(/garden/), {
       POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE: 'advisory',
