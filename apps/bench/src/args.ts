@@ -1,3 +1,5 @@
+import { ArgsError, readFlags } from '@powercontext/cli-support';
+
 export type Backend = 'pglite' | 'postgres';
 
 export interface BenchArgs {
@@ -31,9 +33,7 @@ export const USAGE = `Usage: pnpm bench:search -- [options]
   --seed N             seed of the synthetic corpus and queries (default ${DEFAULT_ARGS.seed})
   --help               print this help`;
 
-export class ArgsError extends Error {
-  override name = 'ArgsError';
-}
+export { ArgsError };
 
 function positiveInteger(flag: string, value: string, min = 1): number {
   if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
@@ -59,20 +59,9 @@ function backends(value: string): Backend[] {
 /** Parses `--flag value` and `--flag=value`; a leading `--` (as pnpm may pass it) is skipped. */
 export function parseArgs(argv: readonly string[]): BenchArgs | 'help' {
   const args: BenchArgs = { ...DEFAULT_ARGS, backends: [...DEFAULT_ARGS.backends] };
-  const rest = argv[0] === '--' ? argv.slice(1) : [...argv];
-  for (let index = 0; index < rest.length; index++) {
-    const token = rest[index]!;
-    if (token === '--help' || token === '-h') return 'help';
-    if (!token.startsWith('--')) throw new ArgsError(`unexpected argument "${token}"`);
-    const equals = token.indexOf('=');
-    const flag = equals === -1 ? token : token.slice(0, equals);
-    let value: string | undefined;
-    if (equals !== -1) value = token.slice(equals + 1);
-    else {
-      value = rest[index + 1];
-      if (value === undefined || value.startsWith('--')) throw new ArgsError(`${flag} needs a value`);
-      index++;
-    }
+  const flags = readFlags(argv);
+  if (flags === 'help') return 'help';
+  for (const { flag, value } of flags) {
     switch (flag) {
       case '--entries':
         args.entries = positiveInteger(flag, value);

@@ -3,9 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createProgressBar, summarizeLatencies } from '@powercontext/cli-support';
+import { createProgressBar, parseCommandLine, summarizeLatencies } from '@powercontext/cli-support';
 import type { Runtime } from '@powercontext/runtime';
-import { ArgsError, type Backend, parseArgs, USAGE } from './args.js';
+import { type Backend, parseArgs, USAGE } from './args.js';
 import { describeError, type OpenedRuntime, openRuntime } from './open-runtime.js';
 import {
   type BackendResult,
@@ -89,19 +89,8 @@ async function runBackend(backend: Backend, work: Workload, opened: OpenedRuntim
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 async function main(): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof ArgsError)) throw error;
-    console.error(`${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (parsed === 'help') {
-    console.log(USAGE);
-    return 0;
-  }
-  const args = parsed;
+  const args = parseCommandLine(parseArgs, USAGE);
+  if (typeof args === 'number') return args;
   const runStarted = performance.now();
   const entries = generateCorpus({ seed: args.seed, entries: args.entries, scopes: args.scopes });
   const queries = generateQueries(

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ArgsError, readFlags } from '@powercontext/cli-support';
 
 export type SearchMode = 'fts' | 'vector' | 'hybrid';
 export type UnitKind = 'turn' | 'observation';
@@ -63,9 +64,7 @@ export const USAGE = `Usage: pnpm eval:locomo [options]
   --judge-policy POLICY     strict or topical (default strict)
   --help                    print this help`;
 
-export class ArgsError extends Error {
-  override name = 'ArgsError';
-}
+export { ArgsError };
 
 function limitValue(flag: string, value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > COARSE_DEPTH) {
@@ -107,26 +106,13 @@ const BOOLEAN_FLAGS = new Set(['--peers']);
 /** Parses `--flag value` and `--flag=value`; a leading `--` (as pnpm may pass it) is skipped. */
 export function parseArgs(argv: readonly string[]): EvalArgs | 'help' {
   const args: EvalArgs = { ...DEFAULT_ARGS, modes: [...DEFAULT_ARGS.modes] };
-  const rest = argv[0] === '--' ? argv.slice(1) : [...argv];
-  for (let index = 0; index < rest.length; index++) {
-    const token = rest[index]!;
-    if (token === '--help' || token === '-h') return 'help';
-    if (!token.startsWith('--')) throw new ArgsError(`unexpected argument "${token}"`);
-    const equals = token.indexOf('=');
-    const flag = equals === -1 ? token : token.slice(0, equals);
-    if (BOOLEAN_FLAGS.has(flag)) {
-      if (equals !== -1) throw new ArgsError(`${flag} takes no value`);
-      args.peers = true;
-      continue;
-    }
-    let value: string | undefined;
-    if (equals !== -1) value = token.slice(equals + 1);
-    else {
-      value = rest[index + 1];
-      if (value === undefined || value.startsWith('--')) throw new ArgsError(`${flag} needs a value`);
-      index++;
-    }
+  const flags = readFlags(argv, BOOLEAN_FLAGS);
+  if (flags === 'help') return 'help';
+  for (const { flag, value } of flags) {
     switch (flag) {
+      case '--peers':
+        args.peers = true;
+        break;
       case '--data':
         if (value === '') throw new ArgsError('--data must not be empty');
         args.data = path.resolve(value);

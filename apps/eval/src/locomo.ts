@@ -1,21 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { ArgsError, parseArgs, USAGE } from './args.js';
+import { parseCommandLine } from '@powercontext/cli-support';
+import { parseArgs, USAGE } from './args.js';
 import { describe, runLocomoEval } from './harness.js';
 
 async function main(): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof ArgsError)) throw error;
-    console.error(`${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (parsed === 'help') {
-    console.log(USAGE);
-    return 0;
-  }
-  const args = parsed;
+  const args = parseCommandLine(parseArgs, USAGE);
+  if (typeof args === 'number') return args;
   const started = performance.now();
   console.log(
     `LoCoMo evaluation: ${args.data}, unit ${args.unit}, modes ${args.modes.join(', ')}, ` +

@@ -1,2 +1,3 @@
+export { ArgsError, type Flag, parseCommandLine, readFlags } from './command-line.js';
 export { type LatencySummary, mean, percentile, summarizeLatencies } from './percentiles.js';
 export { createProgressBar } from './progress-bar.js';
