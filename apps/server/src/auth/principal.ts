@@ -1,0 +1,30 @@
+/** What an API key may do in a scope. */
+export type Permission = 'read' | 'write' | 'explain';
+
+/**
+ * The caller a request runs as, resolved from its API key (or the local principal when the server
+ * runs without keys on localhost). Shared by the HTTP routes, the MCP tools and the CLI.
+ */
+export interface Principal {
+  /** A stable, non-secret id of the key (never the key itself); appears in logs. */
+  readonly keyId: string;
+  /** Scopes this key may use; '*' = every scope. */
+  readonly scopes: '*' | readonly string[];
+  readonly permissions: ReadonlySet<Permission>;
+}
+
+export type AccessDecision = 'allowed' | 'scope_forbidden' | 'permission_forbidden';
+
+/** Whether `principal` may use `scopeId` with `permission`. */
+export function decideAccess(principal: Principal, scopeId: string, permission: Permission): AccessDecision {
+  if (principal.scopes !== '*' && !principal.scopes.includes(scopeId)) return 'scope_forbidden';
+  if (!principal.permissions.has(permission)) return 'permission_forbidden';
+  return 'allowed';
+}
+
+/** The principal of a server started without keys: bound to localhost, every scope, every permission. */
+export const LOCAL_PRINCIPAL: Principal = {
+  keyId: 'local',
+  scopes: '*',
+  permissions: new Set<Permission>(['read', 'write', 'explain']),
+};
