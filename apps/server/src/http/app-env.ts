@@ -1,0 +1,39 @@
+import type { Runtime } from '@powercontext/runtime';
+import type { Logger as PinoLogger } from 'pino';
+import type { ApiKeyRecord } from '../auth/api-keys.js';
+import type { Principal } from '../auth/principal.js';
+import type { RateLimiter } from '../auth/rate-limiter.js';
+
+/** Per-request values the middleware sets for the handlers. */
+export interface AppVariables {
+  requestId: string;
+  principal: Principal;
+  /** Aborts when the request times out or the client goes away. */
+  signal: AbortSignal;
+  /** The error code answered, for the access log. */
+  errorCode?: string;
+}
+
+export interface AppEnv {
+  Variables: AppVariables;
+}
+
+/** Without keys the server runs as the local principal and must be bound to loopback only. */
+export type AuthMode = { kind: 'keys'; keys: readonly ApiKeyRecord[] } | { kind: 'local' };
+
+/** The MCP Streamable HTTP handler the /mcp route delegates to (web-standard Request/Response). */
+export type McpHttpHandler = (
+  request: Request,
+  context: { runtime: Runtime; principal: Principal },
+) => Promise<Response>;
+
+export interface AppOptions {
+  /** The runtime once it is open; undefined before it is ready and once shutdown has begun. */
+  runtime: () => Runtime | undefined;
+  auth: AuthMode;
+  logger: PinoLogger;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  rateLimiter?: RateLimiter;
+  mcp?: McpHttpHandler;
+}

@@ -1,0 +1,54 @@
+import type { Channel, MemoryHit, SearchResult } from '@powercontext/memory-core';
+import { RRF_K, RRF_RETRIEVAL_POLICY_ID } from '@powercontext/retrieval-rrf';
+
+/**
+ * The redacted explain of one search (a project extension answering RFC 0080's open question). It
+ * describes only the hits that were returned: their channel ranks, RRF contributions, coarse rank and
+ * whether the reranker chose them; overall the rerank policy, the pool size and the fallback or
+ * degradation. Text, ids and scores of candidates that were not returned never appear.
+ */
+export function buildRedactedExplain(result: SearchResult, retrievalPolicyId: string) {
+  const trace = result.trace;
+  const coarseRanks = new Map<string, number>(
+    (trace?.candidates ?? result.hits).map((hit, index) => [hit.citation.entryVersionId, index + 1]),
+  );
+  const rerankerChose = trace !== undefined && !trace.usedFallback && trace.degraded === undefined;
+  const selected = new Set(trace?.selectedRanks ?? []);
+  return {
+    retrieval_policy_id: retrievalPolicyId,
+    requested_mode: result.requestedMode,
+    mode_fallback: result.fallback
+      ? { from: result.fallback.from, to: result.fallback.to, reason: result.fallback.reason }
+      : null,
+    rerank: trace
+      ? {
+          policy_id: trace.policyId,
+          pool_size: trace.candidates.length,
+          used_fallback: trace.usedFallback,
+          degraded_reason: trace.degraded?.reason ?? null,
+        }
+      : null,
+    hits: result.hits.map((hit) => {
+      const coarseRank = coarseRanks.get(hit.citation.entryVersionId) ?? 0;
+      return {
+        entry_version_id: hit.citation.entryVersionId,
+        coarse_rank: coarseRank,
+        channel_ranks: perChannel(hit, (rank) => rank),
+        rrf_contributions:
+          retrievalPolicyId === RRF_RETRIEVAL_POLICY_ID
+            ? perChannel(hit, (rank) => 1 / (RRF_K + rank))
+            : null,
+        reranker_selected: trace ? rerankerChose && selected.has(coarseRank) : null,
+      };
+    }),
+  };
+}
+
+function perChannel(hit: MemoryHit, value: (rank: number) => number): Partial<Record<Channel, number>> {
+  const out: Partial<Record<Channel, number>> = {};
+  for (const channel of ['fts', 'vector'] as const) {
+    const rank = hit.channelRanks[channel];
+    if (rank !== undefined) out[channel] = value(rank);
+  }
+  return out;
+}

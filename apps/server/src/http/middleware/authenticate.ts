@@ -1,0 +1,42 @@
+import type { MiddlewareHandler } from 'hono';
+import { findApiKey } from '../../auth/api-keys.js';
+import { LOCAL_PRINCIPAL } from '../../auth/principal.js';
+import type { RateLimiter } from '../../auth/rate-limiter.js';
+import { ApiError } from '../api-error.js';
+import type { AppEnv, AuthMode } from '../app-env.js';
+
+const CHALLENGE = { 'www-authenticate': 'Bearer realm="powercontext"' };
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/iu;
+
+/**
+ * Resolves the caller: the key named by `Authorization: Bearer <key>`, or the local principal when the
+ * server runs without keys (then bound to loopback). Then takes one token of the key's rate limit.
+ */
+export function authenticate(
+  auth: AuthMode,
+  rateLimiter: RateLimiter | undefined,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (auth.kind === 'local') {
+      c.set('principal', LOCAL_PRINCIPAL);
+      return next();
+    }
+    const match = BEARER.exec(c.req.header('authorization') ?? '');
+    if (!match) {
+      throw new ApiError('unauthenticated', 'Send an API key as "Authorization: Bearer <key>"', {
+        headers: CHALLENGE,
+      });
+    }
+    const key = findApiKey(auth.keys, match[1]!);
+    if (!key) throw new ApiError('unauthenticated', 'The API key is not valid', { headers: CHALLENGE });
+    c.set('principal', key);
+    const decision = rateLimiter?.take(key.keyId, key.rateLimit);
+    if (decision && !decision.allowed) {
+      throw new ApiError('rate_limited', `Rate limit of key "${key.keyId}" exceeded`, {
+        retryable: true,
+        retryAfterSeconds: decision.retryAfterSeconds,
+      });
+    }
+    return next();
+  };
+}

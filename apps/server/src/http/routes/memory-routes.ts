@@ -1,0 +1,256 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { JsonValue } from '@powercontext/memory-core';
+import type { AppEnv, AppOptions } from '../app-env.js';
+import { errorResponses } from '../schemas/common-schemas.js';
+import {
+  changesRequestSchema,
+  changesResponseSchema,
+  entryTargetRequestSchema,
+  entryWriteResponseSchema,
+  getEntryRequestSchema,
+  getEntryResponseSchema,
+  listEntriesRequestSchema,
+  listEntriesResponseSchema,
+  rememberRequestSchema,
+  rememberResponseSchema,
+  reviseRequestSchema,
+} from '../schemas/memory-schemas.js';
+import { toArtifactRef, toChange, toEntryVersion, toOptionalArtifactRef } from '../wire.js';
+import { jsonBody, jsonOk } from './json-body.js';
+import { authorize, requireRuntime } from './route-helpers.js';
+
+const COMMON_ERRORS = [400, 401, 403, 413, 422, 429, 500, 503] as const;
+const security = [{ bearerAuth: [] }];
+
+const rememberRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/remember',
+  tags: ['memory'],
+  summary: 'Add entries to a scope’s Memory (one new revision)',
+  security,
+  request: { body: jsonBody(rememberRequestSchema, 'Entries to remember.') },
+  responses: {
+    200: jsonOk(
+      rememberResponseSchema,
+      'The new revision and, per entry, its ids (existing ids for duplicates).',
+    ),
+    ...errorResponses(...COMMON_ERRORS, 409),
+  },
+});
+
+const listRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/entries/list',
+  tags: ['memory'],
+  summary: 'List entries at one revision, page by page',
+  security,
+  request: { body: jsonBody(listEntriesRequestSchema, 'Which entries and which page.') },
+  responses: {
+    200: jsonOk(listEntriesResponseSchema, 'One page of entries, all read at `memory.revision`.'),
+    ...errorResponses(...COMMON_ERRORS, 404),
+  },
+});
+
+const getRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/entries/get',
+  tags: ['memory'],
+  summary: 'Read one entry at a revision (default: the head)',
+  security,
+  request: { body: jsonBody(getEntryRequestSchema, 'The entry and, optionally, the revision.') },
+  responses: {
+    200: jsonOk(getEntryResponseSchema, 'The entry version current at that revision.'),
+    ...errorResponses(...COMMON_ERRORS, 404),
+  },
+});
+
+const reviseRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/entries/revise',
+  tags: ['memory'],
+  summary: 'Replace an entry’s text with a new version',
+  security,
+  request: { body: jsonBody(reviseRequestSchema, 'The entry and its new text.') },
+  responses: {
+    200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
+    ...errorResponses(...COMMON_ERRORS, 404, 409),
+  },
+});
+
+const forgetRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/entries/forget',
+  tags: ['memory'],
+  summary: 'Mark an entry inactive; search never returns it afterwards',
+  security,
+  request: { body: jsonBody(entryTargetRequestSchema, 'The entry to forget.') },
+  responses: {
+    200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
+    ...errorResponses(...COMMON_ERRORS, 404, 409),
+  },
+});
+
+const reactivateRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/entries/reactivate',
+  tags: ['memory'],
+  summary: 'Mark a forgotten entry active again',
+  security,
+  request: { body: jsonBody(entryTargetRequestSchema, 'The entry to reactivate.') },
+  responses: {
+    200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
+    ...errorResponses(...COMMON_ERRORS, 404, 409),
+  },
+});
+
+const changesRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/changes',
+  tags: ['memory'],
+  summary: 'List the entry versions written between two revisions',
+  security,
+  request: { body: jsonBody(changesRequestSchema, 'The revision range and page.') },
+  responses: {
+    200: jsonOk(changesResponseSchema, 'One page of changes, oldest first.'),
+    ...errorResponses(...COMMON_ERRORS, 404),
+  },
+});
+
+/** The Memory read and write routes: validate, authorize the scope, call the runtime, answer snake_case. */
+export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptions): void {
+  app.openapi(rememberRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'write');
+    const result = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .remember({
+        entries: body.entries.map((entry) => ({
+          text: entry.text,
+          ...(entry.kind === undefined ? {} : { kind: entry.kind }),
+          ...(entry.sources === undefined
+            ? {}
+            : {
+                sources: entry.sources.map((source) => ({
+                  sourceId: source.source_id,
+                  ...(source.locator === undefined ? {} : { locator: source.locator }),
+                })),
+              }),
+          ...(entry.metadata === undefined ? {} : { metadata: asJson(entry.metadata) }),
+        })),
+      });
+    return c.json(
+      {
+        memory: toArtifactRef(result.memory),
+        entries: result.entries.map((entry) => ({
+          entry_id: entry.entryId,
+          entry_version_id: entry.entryVersionId,
+          status: entry.status,
+        })),
+      },
+      200,
+    );
+  });
+
+  app.openapi(listRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'read');
+    const page = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .list({
+        ...(body.state === undefined ? {} : { state: body.state }),
+        ...(body.revision === undefined ? {} : { revision: body.revision }),
+        ...(body.cursor === undefined ? {} : { cursor: body.cursor }),
+        ...(body.limit === undefined ? {} : { limit: body.limit }),
+      });
+    return c.json(
+      {
+        memory: toOptionalArtifactRef(page.memory),
+        entries: page.entries.map(toEntryVersion),
+        ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
+      },
+      200,
+    );
+  });
+
+  app.openapi(getRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'read');
+    const { memory, entry } = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .get({ entryId: body.entry_id, ...(body.revision === undefined ? {} : { revision: body.revision }) });
+    return c.json({ memory: toArtifactRef(memory), entry: toEntryVersion(entry) }, 200);
+  });
+
+  app.openapi(reviseRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'write');
+    const result = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .revise({
+        entryId: body.entry_id,
+        text: body.text,
+        ...(body.kind === undefined ? {} : { kind: body.kind }),
+        ...(body.metadata === undefined ? {} : { metadata: asJson(body.metadata) }),
+      });
+    return c.json(entryWrite(result), 200);
+  });
+
+  app.openapi(forgetRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'write');
+    const result = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .forget({ entryId: body.entry_id });
+    return c.json(entryWrite(result), 200);
+  });
+
+  app.openapi(reactivateRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'write');
+    const result = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .reactivate({ entryId: body.entry_id });
+    return c.json(entryWrite(result), 200);
+  });
+
+  app.openapi(changesRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'read');
+    const page = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .changes({
+        ...(body.from_revision === undefined ? {} : { fromRevision: body.from_revision }),
+        ...(body.to_revision === undefined ? {} : { toRevision: body.to_revision }),
+        ...(body.cursor === undefined ? {} : { cursor: body.cursor }),
+        ...(body.limit === undefined ? {} : { limit: body.limit }),
+      });
+    return c.json(
+      {
+        memory: toOptionalArtifactRef(page.memory),
+        from_revision: page.fromRevision,
+        to_revision: page.toRevision,
+        changes: page.changes.map(toChange),
+        ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
+      },
+      200,
+    );
+  });
+}
+
+function entryWrite(result: {
+  memory: Parameters<typeof toArtifactRef>[0];
+  entry: { entryId: string; entryVersionId: string };
+  status: 'created' | 'duplicate' | 'unchanged';
+}) {
+  return {
+    memory: toArtifactRef(result.memory),
+    entry_id: result.entry.entryId,
+    entry_version_id: result.entry.entryVersionId,
+    status: result.status,
+  };
+}
+
+/** A request body is parsed JSON, so every value inside its metadata object is a JSON value. */
+function asJson(metadata: Record<string, unknown>): Record<string, JsonValue> {
+  return metadata as Record<string, JsonValue>;
+}

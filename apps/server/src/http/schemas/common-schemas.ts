@@ -1,0 +1,107 @@
+import { z } from '@hono/zod-openapi';
+import { API_ERROR_CODES } from '../api-error.js';
+
+/** A scope id as the runtime accepts it: 1-256 characters, no surrounding white space. */
+export const scopeIdField = z
+  .string({ error: 'scope_id must be a string' })
+  .min(1, { error: 'scope_id must be at least 1 character' })
+  .max(256, { error: 'scope_id must be at most 256 characters' })
+  .openapi({ description: 'The scope whose Memory the request reads or writes.', example: 'project' });
+
+export const uuidField = (name: string) => z.uuid({ error: `${name} must be a UUID` });
+
+export const revisionField = (name: string) =>
+  z.int({ error: `${name} must be an integer` }).min(1, { error: `${name} must be at least 1` });
+
+export const artifactRefSchema = z
+  .object({
+    artifact_id: z.uuid(),
+    scope_id: z.string(),
+    revision: z.int().min(1),
+  })
+  .openapi('ArtifactRef', {
+    description: 'Exact reference to one revision of a scope’s Memory artifact.',
+  });
+
+export const sourceRefSchema = z
+  .strictObject({
+    source_id: z
+      .string({ error: 'source_id must be a string' })
+      .min(1, { error: 'source_id must be at least 1 character' })
+      .max(512, { error: 'source_id must be at most 512 characters' }),
+    locator: z
+      .string({ error: 'locator must be a string' })
+      .min(1, { error: 'locator must be at least 1 character' })
+      .max(512, { error: 'locator must be at most 512 characters' })
+      .optional(),
+  })
+  .openapi('SourceRef', { description: 'Where an entry came from, e.g. a conversation and a turn.' });
+
+// Any JSON object (a request body is JSON already); the runtime checks its size and its strings.
+export const metadataField = z
+  .record(z.string(), z.unknown(), { error: 'metadata must be a JSON object' })
+  .openapi({ description: 'Free JSON object, at most 16 KiB serialized.' });
+
+export const entryVersionSchema = z
+  .object({
+    entry_id: z.uuid(),
+    entry_version_id: z.uuid(),
+    version: z.int().min(1),
+    previous_version_id: z.uuid().nullable(),
+    kind: z.string(),
+    text: z.string(),
+    content_hash: z.string(),
+    revision: z
+      .int()
+      .min(1)
+      .openapi({ description: 'The Memory revision whose write created this version.' }),
+    sources: z.array(sourceRefSchema),
+    metadata: metadataField,
+    state: z.enum(['active', 'inactive']),
+    created_at: z.string().openapi({ description: 'ISO 8601 timestamp.' }),
+  })
+  .openapi('EntryVersion', { description: 'One immutable version of an entry.' });
+
+export const errorResponseSchema = z
+  .object({
+    error: z.object({
+      code: z.enum(API_ERROR_CODES),
+      message: z.string(),
+      retryable: z
+        .boolean()
+        .openapi({ description: 'True when repeating the same request later may succeed.' }),
+      details: z
+        .object({
+          issues: z
+            .array(z.object({ field: z.string(), rule: z.string() }))
+            .optional()
+            .openapi({ description: 'For invalid input: each field (dotted path) and the rule it broke.' }),
+        })
+        .catchall(z.unknown())
+        .optional(),
+    }),
+  })
+  .openapi('ErrorResponse');
+
+const errorContent = { 'application/json': { schema: errorResponseSchema } };
+
+const ERROR_DESCRIPTIONS = {
+  400: 'Malformed request: the body is not JSON, or not sent as application/json (malformed_request).',
+  401: 'Missing or unknown API key (unauthenticated).',
+  403: 'The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden).',
+  404: 'Unknown entry or revision (not_found).',
+  409: 'The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable).',
+  413: 'The body is larger than the configured limit (payload_too_large).',
+  422: 'A field breaks a rule (invalid_request); details.issues names each field and rule.',
+  429: 'The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry.',
+  500: 'An unexpected failure of the server (internal_error).',
+  502: 'The model answered with output that breaks its schema (inference_invalid_output).',
+  503: 'A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry.',
+} as const;
+
+/** The error responses a route documents, each with the shared error body. */
+export function errorResponses(...statuses: (keyof typeof ERROR_DESCRIPTIONS)[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [status, { description: ERROR_DESCRIPTIONS[status], content: errorContent }]),
+  );
+}

@@ -1,0 +1,148 @@
+import { z } from '@hono/zod-openapi';
+import { ENTRY_TEXT_MAX_CHARS, LIST_LIMIT_MAX, REMEMBER_MAX_ENTRIES } from '@powercontext/memory-core';
+import {
+  artifactRefSchema,
+  entryVersionSchema,
+  metadataField,
+  revisionField,
+  scopeIdField,
+  sourceRefSchema,
+  uuidField,
+} from './common-schemas.js';
+
+const textField = z
+  .string({ error: 'text must be a string' })
+  .min(1, { error: 'text must be at least 1 character' })
+  .max(ENTRY_TEXT_MAX_CHARS, { error: `text must be at most ${ENTRY_TEXT_MAX_CHARS} characters` });
+
+const kindField = z.string({ error: 'kind must be a string' }).openapi({
+  description: '1-64 lowercase letters, digits, "_", "." or "-"; default "note".',
+  example: 'note',
+});
+
+const listLimitField = z
+  .int({ error: 'limit must be an integer' })
+  .min(1, { error: 'limit must be at least 1' })
+  .max(LIST_LIMIT_MAX, { error: `limit must be at most ${LIST_LIMIT_MAX}` })
+  .optional()
+  .openapi({ description: `Page size, 1-${LIST_LIMIT_MAX}; default 50.` });
+
+const cursorField = z
+  .string({ error: 'cursor must be a string' })
+  .max(1024, { error: 'cursor is too long' })
+  .optional()
+  .openapi({ description: 'next_cursor of the previous page.' });
+
+const writeStatus = z.enum(['created', 'duplicate', 'unchanged']).openapi({
+  description:
+    'created: a new version was written; duplicate: an active entry with the same kind and text exists; unchanged: the entry already had this content or state.',
+});
+
+export const rememberRequestSchema = z
+  .strictObject({
+    scope_id: scopeIdField,
+    entries: z
+      .array(
+        z.strictObject({
+          text: textField,
+          kind: kindField.optional(),
+          sources: z.array(sourceRefSchema, { error: 'sources must be a list' }).optional(),
+          metadata: metadataField.optional(),
+        }),
+        { error: 'entries must be a list' },
+      )
+      .min(1, { error: 'entries must have at least 1 item' })
+      .max(REMEMBER_MAX_ENTRIES, { error: `entries must have at most ${REMEMBER_MAX_ENTRIES} items` }),
+  })
+  .openapi('RememberRequest');
+
+export const rememberResponseSchema = z
+  .object({
+    memory: artifactRefSchema,
+    entries: z.array(z.object({ entry_id: z.uuid(), entry_version_id: z.uuid(), status: writeStatus })),
+  })
+  .openapi('RememberResponse');
+
+export const reviseRequestSchema = z
+  .strictObject({
+    scope_id: scopeIdField,
+    entry_id: uuidField('entry_id'),
+    text: textField,
+    kind: kindField.optional(),
+    metadata: metadataField.optional(),
+  })
+  .openapi('ReviseRequest');
+
+export const entryTargetRequestSchema = z
+  .strictObject({ scope_id: scopeIdField, entry_id: uuidField('entry_id') })
+  .openapi('EntryTargetRequest');
+
+export const entryWriteResponseSchema = z
+  .object({
+    memory: artifactRefSchema,
+    entry_id: z.uuid(),
+    entry_version_id: z.uuid().openapi({ description: 'The entry’s current version after the write.' }),
+    status: writeStatus,
+  })
+  .openapi('EntryWriteResponse');
+
+export const listEntriesRequestSchema = z
+  .strictObject({
+    scope_id: scopeIdField,
+    state: z
+      .enum(['active', 'inactive', 'all'], { error: 'state must be one of active, inactive, all' })
+      .optional(),
+    revision: revisionField('revision').optional(),
+    cursor: cursorField,
+    limit: listLimitField,
+  })
+  .openapi('ListEntriesRequest');
+
+export const listEntriesResponseSchema = z
+  .object({
+    memory: artifactRefSchema.nullable().openapi({ description: 'null when the scope was never written.' }),
+    entries: z.array(entryVersionSchema),
+    next_cursor: z.string().optional(),
+  })
+  .openapi('ListEntriesResponse');
+
+export const getEntryRequestSchema = z
+  .strictObject({
+    scope_id: scopeIdField,
+    entry_id: uuidField('entry_id'),
+    revision: revisionField('revision').optional(),
+  })
+  .openapi('GetEntryRequest');
+
+export const getEntryResponseSchema = z
+  .object({ memory: artifactRefSchema, entry: entryVersionSchema })
+  .openapi('GetEntryResponse');
+
+export const changesRequestSchema = z
+  .strictObject({
+    scope_id: scopeIdField,
+    from_revision: z
+      .int({ error: 'from_revision must be an integer' })
+      .min(0, { error: 'from_revision must be at least 0' })
+      .optional(),
+    to_revision: revisionField('to_revision').optional(),
+    cursor: cursorField,
+    limit: listLimitField,
+  })
+  .openapi('ChangesRequest');
+
+export const changesResponseSchema = z
+  .object({
+    memory: artifactRefSchema.nullable(),
+    from_revision: z.int(),
+    to_revision: z.int(),
+    changes: z.array(
+      z.object({
+        revision: z.int().min(1),
+        operation: z.enum(['remember', 'revise', 'forget', 'reactivate']),
+        entry: entryVersionSchema,
+      }),
+    ),
+    next_cursor: z.string().optional(),
+  })
+  .openapi('ChangesResponse');

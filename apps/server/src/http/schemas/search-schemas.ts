@@ -1,0 +1,117 @@
+import { z } from '@hono/zod-openapi';
+import { QUERY_MAX_CHARS, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '@powercontext/memory-core';
+import { artifactRefSchema, scopeIdField } from './common-schemas.js';
+
+const modeRequest = z.enum(['auto', 'fts', 'vector', 'hybrid'], {
+  error: 'mode must be one of auto, fts, vector, hybrid',
+});
+const mode = z.enum(['fts', 'vector', 'hybrid']);
+const channel = z.enum(['fts', 'vector']);
+
+export const searchRequestSchema = z
+  .strictObject({
+    scope_id: scopeIdField,
+    query: z
+      .string({ error: 'query must be a string' })
+      .min(1, { error: 'query must be at least 1 character' })
+      .max(QUERY_MAX_CHARS, { error: `query must be at most ${QUERY_MAX_CHARS} characters` }),
+    limit: z
+      .int({ error: 'limit must be an integer' })
+      .min(1, { error: 'limit must be at least 1' })
+      .max(SEARCH_LIMIT_MAX, { error: `limit must be at most ${SEARCH_LIMIT_MAX}` })
+      .optional()
+      .openapi({
+        description: `Maximum number of final hits, 1-${SEARCH_LIMIT_MAX}; default ${SEARCH_LIMIT_DEFAULT}.`,
+      }),
+    mode: modeRequest.optional().openapi({
+      description:
+        'auto (default): hybrid when the scope’s vector index is complete, else fts. fts, vector and hybrid are explicit.',
+    }),
+    explain: z.literal('redacted', { error: 'explain must be "redacted"' }).optional().openapi({
+      description:
+        'Project extension: add a redacted `explain` object to the response. Needs the explain permission (403 otherwise). It never holds text, ids or scores of candidates that were not returned.',
+    }),
+  })
+  .openapi('SearchRequest');
+
+export const searchHitSchema = z
+  .strictObject({
+    citation: z.strictObject({
+      memory_ref: artifactRefSchema,
+      entry_id: z.uuid(),
+      entry_version_id: z.uuid(),
+    }),
+    text: z.string(),
+    score: z.number().openapi({ description: 'Fused Reciprocal Rank Fusion score.' }),
+    matched_by: z.array(channel),
+  })
+  .openapi('SearchHit');
+
+/** The v1 search response as RFC 0080 keeps it: final hits only, no trace. */
+export const searchResponseBaseSchema = z.strictObject({
+  memory: artifactRefSchema
+    .nullable()
+    .openapi({ description: 'The revision every hit cites; null when the scope was never written.' }),
+  mode,
+  hits: z.array(searchHitSchema),
+});
+
+const channelNumbers = z.strictObject({ fts: z.number().optional(), vector: z.number().optional() });
+
+export const searchExplainSchema = z
+  .strictObject({
+    retrieval_policy_id: z.string(),
+    requested_mode: modeRequest,
+    mode_fallback: z
+      .strictObject({ from: mode, to: mode, reason: z.literal('query_embedding_failed') })
+      .nullable()
+      .openapi({
+        description: 'Set when auto fell back from hybrid to fts because the query could not be embedded.',
+      }),
+    rerank: z
+      .strictObject({
+        policy_id: z.string(),
+        pool_size: z.int().min(0).openapi({ description: 'How many coarse candidates the reranker saw.' }),
+        used_fallback: z
+          .boolean()
+          .openapi({ description: 'RFC 0080 fallback: the model’s validated output held no usable rank.' }),
+        degraded_reason: z
+          .enum(['timeout', 'unavailable', 'invalid_output', 'saturated', 'deadline', 'rerank_failure'])
+          .nullable()
+          .openapi({
+            description: 'Under fail_open: why the coarse order was returned instead of a selection.',
+          }),
+      })
+      .nullable()
+      .openapi({ description: 'null when no reranker ran (none configured, or no candidates).' }),
+    hits: z
+      .array(
+        z.strictObject({
+          entry_version_id: z.uuid(),
+          coarse_rank: z
+            .int()
+            .min(1)
+            .openapi({ description: 'Position in the fused (coarse) order, 1-based.' }),
+          channel_ranks: channelNumbers.openapi({
+            description: 'Rank within each channel that admitted the hit.',
+          }),
+          rrf_contributions: channelNumbers.nullable().openapi({
+            description: '1 / (k + rank) per channel; null under a retrieval policy other than RRF.',
+          }),
+          reranker_selected: z
+            .boolean()
+            .nullable()
+            .openapi({ description: 'Whether the reranker chose this hit; null when no reranker ran.' }),
+        }),
+      )
+      .openapi({ description: 'One item per returned hit, in the same order as `hits`.' }),
+  })
+  .openapi('SearchExplain');
+
+export const searchResponseSchema = searchResponseBaseSchema
+  .extend({
+    explain: searchExplainSchema
+      .optional()
+      .openapi({ description: 'Only when the request asked for explain: "redacted".' }),
+  })
+  .openapi('SearchResponse');

@@ -1,0 +1,26 @@
+import { z } from '@hono/zod-openapi';
+
+export const capabilitiesResponseSchema = z
+  .object({
+    api_version: z.literal('v1'),
+    search_modes: z.array(z.enum(['auto', 'fts', 'vector', 'hybrid'])),
+    embedding_profile: z.object({
+      id: z.string(),
+      dimension: z.int(),
+      normalization: z.enum(['l2', 'none']),
+      min_cosine: z.number(),
+    }),
+    retrieval_policy_id: z.string(),
+    rerank: z
+      .object({
+        policy_id: z.string(),
+        candidate_limit: z.int(),
+        failure_policy: z.enum(['fail_closed', 'fail_open']),
+      })
+      .nullable()
+      .openapi({ description: 'The rerank policy in use; null when search returns the coarse order.' }),
+    explain: z.array(z.literal('redacted')).openapi({ description: 'Explain levels search accepts.' }),
+  })
+  .openapi('CapabilitiesResponse');
+
+export const healthResponseSchema = z.object({ status: z.enum(['ok', 'ready']) }).openapi('HealthResponse');

@@ -1,0 +1,52 @@
+import type { EntryVersion, MemoryHit, MemoryRef, RevisionChange } from '@powercontext/memory-core';
+
+/** Runtime values (camelCase) to the JSON the API sends (snake_case). Field order is the schema's. */
+
+export function toArtifactRef(memory: MemoryRef) {
+  return { artifact_id: memory.artifactId, scope_id: memory.scopeId, revision: memory.revision };
+}
+
+export function toOptionalArtifactRef(memory: MemoryRef | undefined) {
+  return memory ? toArtifactRef(memory) : null;
+}
+
+export function toEntryVersion(entry: EntryVersion) {
+  return {
+    entry_id: entry.entryId,
+    entry_version_id: entry.entryVersionId,
+    version: entry.version,
+    previous_version_id: entry.previousVersionId,
+    kind: entry.kind,
+    text: entry.text,
+    content_hash: entry.contentHash,
+    revision: entry.revision,
+    sources: entry.sources.map((source) => ({
+      source_id: source.sourceId,
+      ...(source.locator === undefined ? {} : { locator: source.locator }),
+    })),
+    metadata: entry.metadata,
+    state: entry.state,
+    created_at: entry.createdAt,
+  };
+}
+
+export function toChange(change: RevisionChange) {
+  return { revision: change.revision, operation: change.operation, entry: toEntryVersion(change.version) };
+}
+
+export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {
+  return {
+    citation: {
+      memory_ref: {
+        artifact_id: hit.citation.artifactId,
+        scope_id: memory.scopeId,
+        revision: hit.citation.revision,
+      },
+      entry_id: hit.citation.entryId,
+      entry_version_id: hit.citation.entryVersionId,
+    },
+    text: hit.text,
+    score: hit.score,
+    matched_by: [...hit.matchedBy],
+  };
+}

@@ -1,0 +1,97 @@
+import { ArgsError, parseCommandLine, readFlags } from '@powercontext/cli-support';
+import { PowerContextError } from '@powercontext/memory-core';
+import { createLogger } from '../logging/create-logger.js';
+import { handleMcpHttp } from '../mcp/http.js';
+import { loadServerConfig, type ServerFlags } from './server-config.js';
+import { startServer } from './start-server.js';
+
+export const SERVER_RUN_USAGE = `Usage: powercontext server run [options]
+
+Serves the HTTP v1 API and the MCP endpoint (/mcp). Each flag overrides the environment variable
+of the same name; the runtime reads its other POWERCONTEXT_SERVER_* settings from the environment.
+
+  --host HOST            POWERCONTEXT_SERVER_HOST (default 127.0.0.1)
+  --port PORT            POWERCONTEXT_SERVER_PORT (default 7474; 0 = any free port)
+  --data-dir DIR         POWERCONTEXT_SERVER_DATA_DIR, the embedded store (default ./.powercontext/data)
+  --database-url URL     POWERCONTEXT_SERVER_DATABASE_URL, PostgreSQL with pgvector instead
+  --api-keys-file FILE   POWERCONTEXT_SERVER_API_KEYS_FILE (without keys: loopback only)
+  -h, --help             this text`;
+
+const FLAG_NAMES: Record<string, keyof ServerFlags> = {
+  '--host': 'host',
+  '--port': 'port',
+  '--data-dir': 'dataDir',
+  '--database-url': 'databaseUrl',
+  '--api-keys-file': 'apiKeysFile',
+};
+
+export function parseServerFlags(argv: readonly string[]): ServerFlags | 'help' {
+  const flags = readFlags(argv);
+  if (flags === 'help') return 'help';
+  const parsed: ServerFlags = {};
+  for (const { flag, value } of flags) {
+    const name = FLAG_NAMES[flag];
+    if (!name) throw new ArgsError(`unknown flag ${flag}`);
+    parsed[name] = value;
+  }
+  return parsed;
+}
+
+/**
+ * `powercontext server run`: prints exactly one line, `listening on http://HOST:PORT`, on stdout when
+ * ready (logs go to stderr), and shuts down gracefully on SIGTERM or SIGINT. Exit codes: 0 after a
+ * clean shutdown, 1 on a configuration or start-up error, 2 on bad arguments.
+ */
+export async function runServerCommand(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  const flags = parseCommandLine(parseServerFlags, SERVER_RUN_USAGE, argv);
+  if (typeof flags === 'number') return flags;
+  let config: ReturnType<typeof loadServerConfig>;
+  try {
+    config = loadServerConfig(env, flags);
+  } catch (error) {
+    return reportStartError(error);
+  }
+  const logger = createLogger(config.logLevel);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config, {
+      logger,
+      mcp: (request, context) =>
+        handleMcpHttp(request, {
+          ...context,
+          onInternalError: (error, tool) =>
+            logger.error({
+              event: 'mcp.tool_failed',
+              tool,
+              error_name: error instanceof Error ? error.name : typeof error,
+            }),
+        }),
+    });
+  } catch (error) {
+    return reportStartError(error);
+  }
+  process.stdout.write(`listening on ${server.url}\n`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  logger.info({ event: 'server.signal', signal });
+  await server.close();
+  return 0;
+}
+
+function reportStartError(error: unknown): number {
+  if (PowerContextError.isInstance(error)) {
+    console.error(`powercontext server: ${error.code}: ${error.message}`);
+    return 1;
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    console.error(`powercontext server: cannot listen: ${(error as Error).message}`);
+    return 1;
+  }
+  throw error;
+}

@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { ConfigurationError, loadRuntimeConfig, type RuntimeConfig } from '@powercontext/runtime';
+import { type ApiKeyRecord, ApiKeysError, assertDistinctKeys, parseApiKeys } from '../auth/api-keys.js';
+import type { AuthMode } from '../http/app-env.js';
+import { LOG_LEVELS, type LogLevel } from '../logging/create-logger.js';
+
+/** The server's own settings; the runtime's are in CONFIGURATION_TABLE of @powercontext/runtime. */
+export const SERVER_SETTINGS = {
+  host: 'POWERCONTEXT_SERVER_HOST',
+  port: 'POWERCONTEXT_SERVER_PORT',
+  apiKeysFile: 'POWERCONTEXT_SERVER_API_KEYS_FILE',
+  apiKeys: 'POWERCONTEXT_SERVER_API_KEYS',
+  bodyLimitBytes: 'POWERCONTEXT_SERVER_BODY_LIMIT_BYTES',
+  requestTimeoutMs: 'POWERCONTEXT_SERVER_REQUEST_TIMEOUT_MS',
+  shutdownTimeoutMs: 'POWERCONTEXT_SERVER_SHUTDOWN_TIMEOUT_MS',
+  logLevel: 'POWERCONTEXT_SERVER_LOG_LEVEL',
+} as const;
+
+export const SERVER_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 7474,
+  bodyLimitBytes: 16 * 1024 * 1024,
+  requestTimeoutMs: 120_000,
+  shutdownTimeoutMs: 30_000,
+  logLevel: 'info' as LogLevel,
+};
+
+/** Command-line flags; each overrides the environment variable of the same name. */
+export interface ServerFlags {
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  apiKeysFile?: string;
+}
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  auth: AuthMode;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  logLevel: LogLevel;
+  runtime: RuntimeConfig;
+}
+
+/**
+ * Reads the server's configuration once, at start-up: environment first, flags over it. Throws a
+ * ConfigurationError naming the setting and the rule; nothing invalid is replaced by a default.
+ */
+export function loadServerConfig(
+  env: Record<string, string | undefined>,
+  flags: ServerFlags = {},
+): ServerConfig {
+  const value = (name: string, flag?: string) => {
+    const given = flag ?? env[name];
+    return given === undefined || given === '' ? undefined : given;
+  };
+  const host = value(SERVER_SETTINGS.host, flags.host) ?? SERVER_DEFAULTS.host;
+  if (!/^[A-Za-z0-9.:_-]+$/u.test(host)) {
+    throw new ConfigurationError(SERVER_SETTINGS.host, 'must be a host name or an IP address');
+  }
+  const port = integer(SERVER_SETTINGS.port, value(SERVER_SETTINGS.port, flags.port), 0, 65_535);
+  const runtimeEnv = {
+    ...env,
+    ...(flags.dataDir === undefined ? {} : { POWERCONTEXT_SERVER_DATA_DIR: flags.dataDir }),
+    ...(flags.databaseUrl === undefined ? {} : { POWERCONTEXT_SERVER_DATABASE_URL: flags.databaseUrl }),
+  };
+  const keys = loadKeys(
+    value(SERVER_SETTINGS.apiKeysFile, flags.apiKeysFile),
+    value(SERVER_SETTINGS.apiKeys),
+  );
+  if (keys.length === 0 && !isLoopback(host)) {
+    throw new ConfigurationError(
+      SERVER_SETTINGS.host,
+      `is ${host}, but without API keys the server may bind only to a loopback address (127.0.0.1, ::1 or localhost); configure keys with ${SERVER_SETTINGS.apiKeysFile}`,
+    );
+  }
+  const logLevel = value(SERVER_SETTINGS.logLevel) ?? SERVER_DEFAULTS.logLevel;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigurationError(SERVER_SETTINGS.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return {
+    host,
+    port: port ?? SERVER_DEFAULTS.port,
+    auth: keys.length > 0 ? { kind: 'keys', keys } : { kind: 'local' },
+    bodyLimitBytes:
+      integer(SERVER_SETTINGS.bodyLimitBytes, value(SERVER_SETTINGS.bodyLimitBytes), 1_024, 1_073_741_824) ??
+      SERVER_DEFAULTS.bodyLimitBytes,
+    requestTimeoutMs:
+      integer(SERVER_SETTINGS.requestTimeoutMs, value(SERVER_SETTINGS.requestTimeoutMs), 100, 3_600_000) ??
+      SERVER_DEFAULTS.requestTimeoutMs,
+    shutdownTimeoutMs:
+      integer(SERVER_SETTINGS.shutdownTimeoutMs, value(SERVER_SETTINGS.shutdownTimeoutMs), 0, 3_600_000) ??
+      SERVER_DEFAULTS.shutdownTimeoutMs,
+    logLevel: logLevel as LogLevel,
+    runtime: loadRuntimeConfig(runtimeEnv),
+  };
+}
+
+/** 127.0.0.0/8, ::1 and localhost. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost' || host === '::1') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
+}
+
+function integer(setting: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/u.test(raw.trim())) throw new ConfigurationError(setting, 'must be an integer');
+  const parsed = Number(raw.trim());
+  if (parsed < min || parsed > max)
+    throw new ConfigurationError(setting, `must be between ${min} and ${max}`);
+  return parsed;
+}
+
+function loadKeys(file: string | undefined, inline: string | undefined): ApiKeyRecord[] {
+  const keys = [
+    ...(file === undefined
+      ? []
+      : keysFrom(SERVER_SETTINGS.apiKeysFile, file, () => readFileSync(file, 'utf8'))),
+    ...(inline === undefined ? [] : keysFrom(SERVER_SETTINGS.apiKeys, 'the value', () => inline)),
+  ];
+  try {
+    assertDistinctKeys(keys);
+  } catch (error) {
+    if (error instanceof ApiKeysError)
+      throw new ConfigurationError(SERVER_SETTINGS.apiKeysFile, error.message);
+    throw error;
+  }
+  return keys;
+}
+
+/** Parses one keys document; it must list at least one key. */
+function keysFrom(setting: string, origin: string, read: () => string): ApiKeyRecord[] {
+  let text: string;
+  try {
+    text = read();
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigurationError(setting, `cannot read ${origin} (${reason})`);
+  }
+  try {
+    const keys = parseApiKeys(text, origin);
+    if (keys.length === 0) throw new ApiKeysError(`${origin}: keys must list at least one key`);
+    return keys;
+  } catch (error) {
+    if (error instanceof ApiKeysError) throw new ConfigurationError(setting, error.message);
+    throw error;
+  }
+}
