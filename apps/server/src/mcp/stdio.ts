@@ -1,0 +1,67 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ArgsError, parseCommandLine, readFlags } from '@powercontext/cli-support';
+import { LOCAL_PRINCIPAL } from '../auth/principal.js';
+import { isStoreFlag, openRuntime, STORE_FLAGS_USAGE, type StoreOverrides } from '../cli/runtime-flags.js';
+import { createMemoryMcpServer } from './memory-tools.js';
+
+export const MCP_USAGE = `Usage: powercontext mcp [options]
+
+Serves the memory tools (search_memory, remember_memory, list_memory_entries, get_memory_entry,
+revise_memory_entry, forget_memory_entry) over MCP on stdin and stdout, for a client that starts
+this process. It runs as the local user: every scope, read and write. Stdout carries only the
+protocol; messages go to stderr. Configuration comes from the POWERCONTEXT_SERVER_* environment.
+
+Options:
+${STORE_FLAGS_USAGE}
+  --help                print this help`;
+
+function parseMcpArgs(argv: readonly string[]): StoreOverrides | 'help' {
+  const flags = readFlags(argv);
+  if (flags === 'help') return 'help';
+  const overrides: StoreOverrides = {};
+  for (const { flag, value } of flags) {
+    if (!isStoreFlag(flag)) throw new ArgsError(`unknown flag ${flag}`);
+    overrides[flag] = value;
+  }
+  return overrides;
+}
+
+/**
+ * `powercontext mcp`: an MCP server on stdio over a runtime from the environment. Returns the exit
+ * code once the client closes stdin or the process is asked to stop (SIGINT, SIGTERM).
+ */
+export async function runMcpStdio(argv: string[]): Promise<number> {
+  const overrides = parseCommandLine(parseMcpArgs, MCP_USAGE, argv);
+  if (typeof overrides === 'number') return overrides;
+  const opened = await openRuntime(overrides);
+  if ('failure' in opened) {
+    console.error(`powercontext mcp: ${opened.failure}`);
+    return 1;
+  }
+  const { runtime } = opened;
+  const server = createMemoryMcpServer({
+    runtime,
+    principal: LOCAL_PRINCIPAL,
+    onInternalError: (error, tool) => console.error(`powercontext mcp: ${tool} failed:`, error),
+  });
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  const events = [
+    [process.stdin, 'end'],
+    [process.stdin, 'close'],
+    [process, 'SIGINT'],
+    [process, 'SIGTERM'],
+  ] as const;
+  for (const [emitter, event] of events) emitter.once(event, stop);
+  try {
+    await server.connect(new StdioServerTransport());
+    await stopped;
+    return 0;
+  } finally {
+    for (const [emitter, event] of events) emitter.off(event, stop);
+    await server.close();
+    await runtime.close();
+  }
+}

@@ -1,0 +1,93 @@
+import {
+  ENTRY_TEXT_MAX_CHARS,
+  LIST_LIMIT_MAX,
+  QUERY_MAX_CHARS,
+  REMEMBER_MAX_ENTRIES,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+} from '@powercontext/memory-core';
+import { z } from 'zod';
+
+// Input schemas state the types, names and allowed values a tool accepts; the numeric and length rules
+// (limits, UUIDs, text sizes) are checked by the memory service, so that breaking one of them comes back
+// as our `invalid_request` error naming the field and the rule.
+
+const scopeId = z.string().describe('The scope whose memory to use, e.g. a project or user id.');
+const entryId = z.string().describe('The entry id (a UUID) as returned by remember_memory or a search hit.');
+const revision = z.int().describe('Read at this memory revision (default: the latest).');
+const kind = z
+  .string()
+  .describe('A label such as note or fact: 1-64 lowercase letters, digits, "_", "." or "-".');
+const metadata = z.record(z.string(), z.json()).describe('A JSON object of at most 16 KB.');
+const text = z.string().describe(`The entry text, 1-${ENTRY_TEXT_MAX_CHARS} characters.`);
+
+export const searchInput = z.strictObject({
+  scope_id: scopeId,
+  query: z.string().describe(`What to look for, in words (1-${QUERY_MAX_CHARS} characters).`),
+  limit: z
+    .int()
+    .optional()
+    .describe(`How many hits to return, 1-${SEARCH_LIMIT_MAX} (default ${SEARCH_LIMIT_DEFAULT}).`),
+  mode: z
+    .enum(['auto', 'fts', 'vector', 'hybrid'])
+    .optional()
+    .describe(
+      'fts = full text, vector = similarity, hybrid = both fused; auto (default) picks hybrid when it can.',
+    ),
+});
+
+export const rememberInput = z.strictObject({
+  scope_id: scopeId,
+  entries: z
+    .array(
+      z.strictObject({
+        text,
+        kind: kind.optional(),
+        sources: z
+          .array(
+            z.strictObject({
+              source_id: z.string().describe('Where the text came from, e.g. a conversation id.'),
+              locator: z.string().optional().describe('A position inside the source, e.g. a turn id.'),
+            }),
+          )
+          .optional(),
+        metadata: metadata.optional(),
+      }),
+    )
+    .describe(
+      `1-${REMEMBER_MAX_ENTRIES} entries to store. An entry equal to an active one is not stored twice.`,
+    ),
+});
+
+export const listInput = z.strictObject({
+  scope_id: scopeId,
+  state: z.enum(['active', 'inactive', 'all']).optional().describe('Which entries to list (default active).'),
+  revision: revision.optional(),
+  cursor: z.string().optional().describe('next_cursor of the previous page.'),
+  limit: z.int().optional().describe(`Entries per page, 1-${LIST_LIMIT_MAX} (default 50).`),
+});
+
+export const getInput = z.strictObject({
+  scope_id: scopeId,
+  entry_id: entryId,
+  revision: revision.optional(),
+});
+
+export const reviseInput = z.strictObject({
+  scope_id: scopeId,
+  entry_id: entryId,
+  text,
+  kind: kind.optional(),
+  metadata: metadata.optional(),
+});
+
+export const forgetInput = z.strictObject({ scope_id: scopeId, entry_id: entryId });
+
+// The results are the HTTP v1 response bodies, so a tool and its route answer with the same JSON.
+export {
+  entryWriteResponseSchema as entryWriteOutput,
+  getEntryResponseSchema as getOutput,
+  listEntriesResponseSchema as listOutput,
+  rememberResponseSchema as rememberOutput,
+} from '../http/schemas/memory-schemas.js';
+export { searchResponseBaseSchema as searchOutput } from '../http/schemas/search-schemas.js';
