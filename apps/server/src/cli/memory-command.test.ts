@@ -1,0 +1,377 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createScriptedReranker } from '@powercontext/memory-core/testing';
+import { createRuntime, type Runtime } from '@powercontext/runtime';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type MemoryCommandOptions, runMemoryCommand } from './memory-command.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'pc-cli-memory-'));
+let runtime: Runtime;
+
+beforeAll(async () => {
+  runtime = await createRuntime({ env: { POWERCONTEXT_SERVER_DATA_DIR: dataDir } });
+});
+
+afterAll(async () => {
+  await runtime.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Runs `powercontext memory ...argv` in process and captures what it prints. */
+async function run(argv: string[], options: MemoryCommandOptions = { runtime }) {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((line: unknown) => void out.push(String(line)));
+  vi.spyOn(console, 'error').mockImplementation((line: unknown) => void err.push(String(line)));
+  const code = await runMemoryCommand(argv, options);
+  vi.restoreAllMocks();
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+async function runJson<T = Record<string, unknown>>(argv: string[]): Promise<T> {
+  const result = await run([...argv, '--json']);
+  expect(result).toMatchObject({ code: 0, stderr: '' });
+  return JSON.parse(result.stdout) as T;
+}
+
+interface Remembered {
+  memory: { artifact_id: string; scope_id: string; revision: number };
+  entries: { entry_id: string; entry_version_id: string; status: string }[];
+}
+
+describe('powercontext memory', () => {
+  it('remembers entries and prints their ids and statuses', async () => {
+    const human = await run([
+      'remember',
+      '--scope',
+      'cli',
+      '--text',
+      'We deploy on Fridays only after the freeze review.',
+      '--text',
+      'The staging database is rebuilt every night.',
+      '--source',
+      'standup-12',
+      '--locator',
+      'turn-3',
+      '--metadata',
+      '{"team":"platform"}',
+    ]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(
+      /^Stored 2 new entries of 2 in scope "cli" \(revision 1\)\n {2}created {4}[0-9a-f-]{36}\n {2}created {4}[0-9a-f-]{36}$/,
+    );
+
+    const again = await runJson<Remembered>([
+      'remember',
+      '--scope',
+      'cli',
+      '--text',
+      'We deploy on Fridays only after the freeze review.',
+    ]);
+    expect(again.entries[0]!.status).toBe('duplicate');
+    expect(again.memory.scope_id).toBe('cli');
+  });
+
+  it('searches with text output and with the HTTP v1 JSON body', async () => {
+    const human = await run(['search', '--scope', 'cli', '--query', 'when do we deploy', '--mode', 'fts']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('1 hit in scope "cli" at revision');
+    expect(human.stdout).toContain('We deploy on Fridays only after the freeze review.');
+    expect(human.stdout).not.toContain('coarse #');
+
+    const body = await runJson<{ mode: string; hits: { text: string; matched_by: string[] }[] }>([
+      'search',
+      '--scope',
+      'cli',
+      '--query',
+      'when do we deploy',
+      '--limit',
+      '3',
+    ]);
+    expect(body.mode).toBe('hybrid');
+    expect(Object.keys(body).sort()).toEqual(['hits', 'memory', 'mode']);
+    expect(body.hits[0]).toMatchObject({ text: 'We deploy on Fridays only after the freeze review.' });
+    expect(Object.keys(body.hits[0]!).sort()).toEqual(['citation', 'matched_by', 'score', 'text']);
+  });
+
+  it('explains a coarse search: channel ranks per hit and that no reranker ran', async () => {
+    const human = await run([
+      'search',
+      '--scope',
+      'cli',
+      '--query',
+      'deploy freeze',
+      '--mode',
+      'fts',
+      '--explain',
+    ]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('coarse #1 · fts #1 (rrf 0.0164)');
+    expect(human.stdout).toContain('rerank: none ran');
+
+    const body = await runJson<{ explain: { rerank: unknown; hits: { channel_ranks: unknown }[] } }>([
+      'search',
+      '--scope',
+      'cli',
+      '--query',
+      'deploy freeze',
+      '--mode',
+      'fts',
+      '--explain',
+    ]);
+    expect(body.explain.rerank).toBeNull();
+    expect(body.explain.hits[0]!.channel_ranks).toEqual({ fts: 1 });
+  });
+
+  it('explains a reranked search from the in-process trace: chosen hits and the policy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pc-cli-rerank-'));
+    // A reranker that picks the second coarse candidate first.
+    const reranker = createScriptedReranker({ policyId: 'test.pick-second.v1', decide: () => [2, 1] });
+    const reranked = await createRuntime({ env: { POWERCONTEXT_SERVER_DATA_DIR: dir }, reranker });
+    try {
+      const options = { runtime: reranked };
+      await run(
+        ['remember', '--scope', 'r', '--text', 'alpha deploy notes', '--text', 'deploy checklist for beta'],
+        options,
+      );
+      const human = await run(
+        ['search', '--scope', 'r', '--query', 'deploy', '--mode', 'fts', '--explain'],
+        options,
+      );
+      expect(human.code).toBe(0);
+      const lines = human.stdout.split('\n');
+      expect(lines.filter((line) => line.includes('chosen by the reranker'))).toHaveLength(2);
+      expect(lines.find((line) => line.includes('coarse #2'))).toBeDefined();
+      expect(human.stdout).toContain(
+        'rerank: test.pick-second.v1, pool of 2, used fallback no, not degraded',
+      );
+      // The first hit printed is the reranker's choice, coarse #2.
+      expect(lines.findIndex((line) => line.includes('coarse #2'))).toBeLessThan(
+        lines.findIndex((line) => line.includes('coarse #1')),
+      );
+    } finally {
+      await reranked.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists, gets, revises and forgets', async () => {
+    const created = await runJson<Remembered>([
+      'remember',
+      '--scope',
+      'cli-rw',
+      '--text',
+      'Lunch is at noon.',
+    ]);
+    const entryId = created.entries[0]!.entry_id;
+
+    const listed = await run(['list', '--scope', 'cli-rw']);
+    expect(listed.stdout).toContain(`1 active entry in scope "cli-rw" at revision 1`);
+    expect(listed.stdout).toContain(`${entryId}  active    v1  note  Lunch is at noon.`);
+
+    const got = await run(['get', '--scope', 'cli-rw', '--entry', entryId]);
+    expect(got.stdout).toContain(`entry      ${entryId}`);
+    expect(got.stdout.endsWith('\n\nLunch is at noon.')).toBe(true);
+
+    const revised = await run([
+      'revise',
+      '--scope',
+      'cli-rw',
+      '--entry',
+      entryId,
+      '--text',
+      'Lunch is at one.',
+    ]);
+    expect(revised.stdout).toMatch(
+      new RegExp(`^Revised entry ${entryId} \\(version [0-9a-f-]{36}, revision 2\\)$`),
+    );
+
+    const forgotten = await runJson<{ status: string; memory: { revision: number } }>([
+      'forget',
+      '--scope',
+      'cli-rw',
+      '--entry',
+      entryId,
+    ]);
+    expect(forgotten).toMatchObject({ status: 'created', memory: { revision: 3 } });
+    const twice = await run(['forget', '--scope', 'cli-rw', '--entry', entryId]);
+    expect(twice.stdout).toBe(`Entry ${entryId} was already forgotten; nothing written (revision 3)`);
+
+    const active = await runJson<{ entries: unknown[] }>(['list', '--scope', 'cli-rw']);
+    expect(active.entries).toEqual([]);
+    const search = await runJson<{ hits: unknown[] }>(['search', '--scope', 'cli-rw', '--query', 'lunch']);
+    expect(search.hits).toEqual([]);
+    const old = await runJson<{ entry: { text: string } }>([
+      'get',
+      '--scope',
+      'cli-rw',
+      '--entry',
+      entryId,
+      '--revision',
+      '1',
+    ]);
+    expect(old.entry.text).toBe('Lunch is at noon.');
+  });
+
+  it('prints stored text with terminal control characters escaped', async () => {
+    const text = 'red \u001b[31malert\u001b[0m and \u202eevil';
+    await run(['remember', '--scope', 'cli-escape', '--text', text]);
+    const listed = await run(['list', '--scope', 'cli-escape']);
+    expect(listed.stdout).not.toContain('\u001b');
+    expect(listed.stdout).not.toContain('\u202e');
+    expect(listed.stdout).toContain('red \\u{1b}[31malert\\u{1b}[0m and \\u{202e}evil');
+    const body = await runJson<{ entries: { text: string }[] }>(['list', '--scope', 'cli-escape']);
+    expect(body.entries[0]!.text).toBe(text);
+  });
+
+  it('re-embeds one scope or every scope', async () => {
+    const one = await runJson<{ embedding_profile: string; scopes: unknown[] }>([
+      'reembed',
+      '--scope',
+      'cli',
+    ]);
+    expect(one).toEqual({
+      embedding_profile: 'powercontext.local-hash.v2@1024',
+      scopes: [{ scope_id: 'cli', reembedded: 0 }],
+    });
+    const all = await run(['reembed']);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/^0 entries re-embedded for powercontext\.local-hash\.v2@1024 in \d+ scopes$/);
+  });
+
+  it('rejects bad flags with exit 2 and a message naming the flag and the rule', async () => {
+    const cases: [string[], string][] = [
+      [['search', '--scope', 'cli'], '--query is required'],
+      [
+        ['search', '--scope', 'cli', '--query', 'x', '--limit', 'ten'],
+        '--limit must be an integer, got "ten"',
+      ],
+      [
+        ['search', '--scope', 'cli', '--query', 'x', '--mode', 'semantic'],
+        '--mode must be one of auto, fts, vector, hybrid, got "semantic"',
+      ],
+      [
+        ['search', '--scope', 'cli', '--query', 'x', '--entry', 'y'],
+        'unknown flag --entry for "memory search"',
+      ],
+      [['get', '--scope', 'cli', '--scope', 'other', '--entry', 'x'], '--scope may be given once'],
+      [
+        ['remember', '--scope', 'cli', '--text', 'x', '--metadata', '[1]'],
+        '--metadata must be a JSON object',
+      ],
+      [['remember', '--scope', 'cli', '--text', 'x', '--locator', 'l'], '--locator needs --source'],
+      [
+        ['list', '--scope', 'cli', '--state', 'gone'],
+        '--state must be one of active, inactive, all, got "gone"',
+      ],
+      [['forget', '--scope', 'cli', '--json=yes', '--entry', 'x'], '--json takes no value'],
+      [['teleport'], 'unknown command "memory teleport"'],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await run(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr.split('\n')[0], argv.join(' ')).toContain(message);
+      expect(result.stderr).toContain('Usage: powercontext memory');
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it('maps rule violations found by the memory service back to the flag, exit 2', async () => {
+    const cases: [string[], string][] = [
+      [['search', '--scope', 'cli', '--query', 'x', '--limit', '500'], '--limit: limit must be at most 50'],
+      [['get', '--scope', 'cli', '--entry', 'not-a-uuid'], '--entry: entry_id must be a UUID'],
+      [
+        ['remember', '--scope', 'cli', '--text', 'ok', '--text', '  '],
+        '--text: text must contain a non-space character',
+      ],
+      [
+        ['remember', '--scope', 'cli', '--text', 'ok', '--kind', 'Bad Kind'],
+        '--kind: kind must be 1-64 lowercase',
+      ],
+      [['list', '--scope', ' cli'], '--scope: scope id must not start or end with white space'],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await run(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr, argv.join(' ')).toContain(message);
+    }
+    const json = await run(['search', '--scope', 'cli', '--query', 'x', '--limit', '0', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: {
+        code: 'invalid_request',
+        message: 'Invalid request: limit: limit must be at least 1',
+        retryable: false,
+        details: { issues: [{ field: 'limit', rule: 'limit must be at least 1' }] },
+      },
+    });
+  });
+
+  it('reports operation failures with the error code, exit 1', async () => {
+    const missing = await run(['get', '--scope', 'cli', '--entry', '00000000-0000-4000-8000-000000000000']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(
+      /^error not_found: No entry "00000000-0000-4000-8000-000000000000" in this scope$/,
+    );
+
+    const json = await run([
+      'forget',
+      '--scope',
+      'cli',
+      '--entry',
+      '00000000-0000-4000-8000-000000000000',
+      '--json',
+    ]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'not_found', retryable: false } });
+  });
+
+  it('opens the runtime from the environment and flags, and reports configuration errors naming the flag', async () => {
+    const bad = await run(['list', '--scope', 'x', '--database-url', 'mysql://db'], { env: {} });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe(
+      'powercontext memory: configuration_error: --database-url (POWERCONTEXT_SERVER_DATABASE_URL): must be a postgres:// or postgresql:// URL',
+    );
+    const badEnv = await run(['list', '--scope', 'x'], {
+      env: { POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS: '0' },
+    });
+    expect(badEnv.stderr).toContain(
+      'configuration_error: POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS',
+    );
+
+    const dir = mkdtempSync(join(tmpdir(), 'pc-cli-env-'));
+    try {
+      const written = await run(['remember', '--scope', 'env', '--text', 'from the environment'], {
+        env: { POWERCONTEXT_SERVER_DATA_DIR: dir },
+      });
+      expect(written.code).toBe(0);
+      // --data-dir wins over a database URL in the environment.
+      const listed = await run(['list', '--scope', 'env', '--data-dir', dir, '--json'], {
+        env: { POWERCONTEXT_SERVER_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+      });
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout).entries[0].text).toBe('from the environment');
+      // The data directory of an open runtime is locked: the command says so and fails.
+      const locked = await run(['list', '--scope', 'x'], { env: { POWERCONTEXT_SERVER_DATA_DIR: dataDir } });
+      expect(locked.code).toBe(1);
+      expect(locked.stderr).toContain(
+        'store_incompatible: The data directory is already open in this process',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints the usage for --help and for no command', async () => {
+    for (const argv of [['--help'], [], ['search', '--help']]) {
+      const result = await run(argv);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Usage: powercontext memory <command> [options]');
+    }
+  });
+});

@@ -1,0 +1,195 @@
+import { parseCommandLine } from '@powercontext/cli-support';
+import type { Runtime } from '@powercontext/runtime';
+import { buildRedactedExplain } from '../http/explain.js';
+import { toApiError } from '../http/to-api-error.js';
+import { toArtifactRef, toEntryVersion, toOptionalArtifactRef, toSearchHit } from '../http/wire.js';
+import { MEMORY_USAGE, type MemoryArgs, parseMemoryArgs } from './memory-args.js';
+import {
+  entryText,
+  entryWriteText,
+  listText,
+  reembedText,
+  rememberText,
+  searchText,
+} from './memory-output.js';
+import { openRuntime } from './runtime-flags.js';
+
+export interface MemoryCommandOptions {
+  /** The environment to configure the runtime from; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** An open runtime to use instead of opening one (it is left open). */
+  runtime?: Runtime;
+}
+
+/**
+ * `powercontext memory <command>`: the Memory operations over the runtime, in process. Prints text
+ * for people or, with --json, the HTTP v1 JSON bodies. Exit codes: 0 done, 1 the operation failed,
+ * 2 bad arguments or input that breaks a rule (the message names the flag and the rule).
+ */
+export async function runMemoryCommand(argv: string[], options: MemoryCommandOptions = {}): Promise<number> {
+  const args = parseCommandLine(parseMemoryArgs, MEMORY_USAGE, argv);
+  if (typeof args === 'number') return args;
+  let runtime = options.runtime;
+  if (!runtime) {
+    const opened = await openRuntime(args.store, options.env);
+    if ('failure' in opened) {
+      console.error(`powercontext memory: ${opened.failure}`);
+      return 1;
+    }
+    runtime = opened.runtime;
+  }
+  try {
+    const { json, text } = await execute(runtime, args);
+    console.log(args.json ? JSON.stringify(json, null, 2) : text);
+    return 0;
+  } catch (error) {
+    return reportFailure(error, args);
+  } finally {
+    if (!options.runtime) await runtime.close();
+  }
+}
+
+async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unknown; text: string }> {
+  if (args.command === 'reembed') {
+    const scopes = args.scope === undefined ? await runtime.memory.scopes() : [args.scope];
+    const counts: { scope_id: string; reembedded: number }[] = [];
+    for (const scopeId of scopes)
+      counts.push({ scope_id: scopeId, reembedded: await runtime.memory.reembed(scopeId) });
+    const profile = runtime.capabilities().embeddingProfile.id;
+    return { json: { embedding_profile: profile, scopes: counts }, text: reembedText(profile, counts) };
+  }
+  const memory = runtime.memory.forScope(args.scope);
+  switch (args.command) {
+    case 'remember': {
+      const source =
+        args.source === undefined
+          ? {}
+          : {
+              sources: [
+                { sourceId: args.source, ...(args.locator === undefined ? {} : { locator: args.locator }) },
+              ],
+            };
+      const result = await memory.remember({
+        entries: args.texts.map((text) => ({
+          text,
+          ...(args.kind === undefined ? {} : { kind: args.kind }),
+          ...source,
+          ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+        })),
+      });
+      const body = {
+        memory: toArtifactRef(result.memory),
+        entries: result.entries.map((entry) => ({
+          entry_id: entry.entryId,
+          entry_version_id: entry.entryVersionId,
+          status: entry.status,
+        })),
+      };
+      return { json: body, text: rememberText(args.scope, body) };
+    }
+    case 'search': {
+      const result = await memory.search({
+        query: args.query,
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+        ...(args.mode === undefined ? {} : { mode: args.mode }),
+      });
+      const found = result.memory;
+      const body = {
+        memory: toOptionalArtifactRef(found),
+        mode: result.mode,
+        hits: found ? result.hits.map((hit) => toSearchHit(hit, found)) : [],
+      };
+      if (!args.explain) return { json: body, text: searchText(args.scope, body) };
+      const explain = buildRedactedExplain(result, runtime.capabilities().retrievalPolicyId);
+      return { json: { ...body, explain }, text: searchText(args.scope, body, explain) };
+    }
+    case 'list': {
+      const page = await memory.list({
+        ...(args.state === undefined ? {} : { state: args.state }),
+        ...(args.revision === undefined ? {} : { revision: args.revision }),
+        ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+      });
+      const body = {
+        memory: toOptionalArtifactRef(page.memory),
+        entries: page.entries.map(toEntryVersion),
+        ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
+      };
+      return { json: body, text: listText(args.scope, args.state ?? 'active', body) };
+    }
+    case 'get': {
+      const found = await memory.get({
+        entryId: args.entry,
+        ...(args.revision === undefined ? {} : { revision: args.revision }),
+      });
+      const body = { memory: toArtifactRef(found.memory), entry: toEntryVersion(found.entry) };
+      return { json: body, text: entryText(body) };
+    }
+    case 'revise':
+    case 'forget': {
+      const written =
+        args.command === 'forget'
+          ? await memory.forget({ entryId: args.entry })
+          : await memory.revise({
+              entryId: args.entry,
+              text: args.text,
+              ...(args.kind === undefined ? {} : { kind: args.kind }),
+              ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+            });
+      const body = {
+        memory: toArtifactRef(written.memory),
+        entry_id: written.entry.entryId,
+        entry_version_id: written.entry.entryVersionId,
+        status: written.status,
+      };
+      return { json: body, text: entryWriteText(args.command, body) };
+    }
+  }
+}
+
+/** The flag that sets a request field, e.g. `entries.0.sources.0.source_id` -> `--source`. */
+const FIELD_FLAGS: Record<string, string> = {
+  scope_id: '--scope',
+  entry_id: '--entry',
+  source_id: '--source',
+  query: '--query',
+  limit: '--limit',
+  mode: '--mode',
+  state: '--state',
+  revision: '--revision',
+  cursor: '--cursor',
+  text: '--text',
+  kind: '--kind',
+  metadata: '--metadata',
+  locator: '--locator',
+};
+
+function flagOf(field: string): string {
+  const names = field.split('.').filter((part) => !/^\d+$/.test(part));
+  // The first named segment (e.g. `metadata` of `metadata.team`), else the last (`text` of `entries.0.text`).
+  const known = names.find(
+    (name) => name !== 'entries' && name !== 'sources' && FIELD_FLAGS[name] !== undefined,
+  );
+  return known ? FIELD_FLAGS[known]! : field;
+}
+
+function reportFailure(error: unknown, args: MemoryArgs): number {
+  const apiError = toApiError(error);
+  const exitCode = apiError.code === 'invalid_request' ? 2 : 1;
+  if (args.json) {
+    console.error(JSON.stringify(apiError.body()));
+    return exitCode;
+  }
+  const issues = apiError.details?.issues;
+  if (apiError.code === 'invalid_request' && issues && issues.length > 0) {
+    for (const issue of issues) console.error(`${flagOf(issue.field)}: ${issue.rule}`);
+    return exitCode;
+  }
+  // Locally, an unexpected failure is shown as it is: the person at the terminal owns the process.
+  const message =
+    apiError.code === 'internal_error' && error instanceof Error ? error.message : apiError.message;
+  console.error(
+    `error ${apiError.code}: ${message}${apiError.retryable ? ' (retrying later may succeed)' : ''}`,
+  );
+  return exitCode;
+}

@@ -1,0 +1,151 @@
+import type { buildRedactedExplain } from '../http/explain.js';
+import type { toArtifactRef, toEntryVersion, toSearchHit } from '../http/wire.js';
+
+type ArtifactRef = ReturnType<typeof toArtifactRef>;
+type WireEntry = ReturnType<typeof toEntryVersion>;
+type WireHit = ReturnType<typeof toSearchHit>;
+type Explain = ReturnType<typeof buildRedactedExplain>;
+
+// Control characters (C0, DEL, C1) and the bidirectional controls that can reorder what a terminal
+// shows. Stored text is untrusted: it is printed with these escaped, never interpreted.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
+/** Text made safe for a terminal; `oneLine` also escapes line breaks and tabs and shortens it. */
+export function printable(text: string, options: { oneLine?: boolean; max?: number } = {}): string {
+  const escaped = (char: string) => `\\u{${char.codePointAt(0)!.toString(16)}}`;
+  let safe = text.replace(UNSAFE, escaped);
+  if (options.oneLine) safe = safe.replace(/\n/g, '\\n').replace(/\t/g, '\\t');
+  const max = options.max;
+  if (max !== undefined && safe.length > max) safe = `${safe.slice(0, max - 1)}…`;
+  return safe;
+}
+
+const quote = (value: string) => `"${printable(value, { oneLine: true })}"`;
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+export function rememberText(
+  scopeId: string,
+  body: { memory: ArtifactRef; entries: { entry_id: string; status: string }[] },
+): string {
+  const stored = body.entries.filter((entry) => entry.status === 'created').length;
+  const lines = [
+    `Stored ${plural(stored, 'new entry', 'new entries')} of ${body.entries.length} in scope ${quote(scopeId)} (revision ${body.memory.revision})`,
+    ...body.entries.map((entry) => `  ${entry.status.padEnd(9)}  ${entry.entry_id}`),
+  ];
+  return lines.join('\n');
+}
+
+export function searchText(
+  scopeId: string,
+  body: { memory: ArtifactRef | null; mode: string; hits: WireHit[] },
+  explain?: Explain,
+): string {
+  const where = body.memory ? `at revision ${body.memory.revision}` : '(never written)';
+  const lines = [`${plural(body.hits.length, 'hit')} in scope ${quote(scopeId)} ${where}, mode ${body.mode}`];
+  body.hits.forEach((hit, index) => {
+    lines.push(
+      '',
+      `${index + 1}. ${hit.citation.entry_id}  score ${hit.score.toFixed(4)}  matched by ${hit.matched_by.join('+')}`,
+      `   ${printable(hit.text, { oneLine: true, max: 240 })}`,
+    );
+    const detail = explain?.hits[index];
+    if (detail) lines.push(`   ${explainHitText(detail)}`);
+  });
+  if (explain) lines.push('', ...explainSummaryText(explain));
+  return lines.join('\n');
+}
+
+function explainHitText(detail: Explain['hits'][number]): string {
+  const channels = (['fts', 'vector'] as const)
+    .filter((channel) => detail.channel_ranks[channel] !== undefined)
+    .map((channel) => {
+      const contribution = detail.rrf_contributions?.[channel];
+      const rrf = contribution === undefined ? '' : ` (rrf ${contribution.toFixed(4)})`;
+      return `${channel} #${detail.channel_ranks[channel]}${rrf}`;
+    });
+  const parts = [`coarse #${detail.coarse_rank}`, ...channels];
+  if (detail.reranker_selected !== null)
+    parts.push(detail.reranker_selected ? 'chosen by the reranker' : 'kept in coarse order');
+  return parts.join(' · ');
+}
+
+function explainSummaryText(explain: Explain): string[] {
+  const lines = [`retrieval: ${explain.retrieval_policy_id}, requested mode ${explain.requested_mode}`];
+  if (explain.mode_fallback) {
+    const fallback = explain.mode_fallback;
+    lines.push(`mode fallback: ${fallback.from} -> ${fallback.to} (${fallback.reason})`);
+  }
+  const rerank = explain.rerank;
+  lines.push(
+    rerank
+      ? `rerank: ${rerank.policy_id}, pool of ${rerank.pool_size}, used fallback ${rerank.used_fallback ? 'yes' : 'no'}, ` +
+          (rerank.degraded_reason
+            ? `degraded (${rerank.degraded_reason}): coarse order returned`
+            : 'not degraded')
+      : 'rerank: none ran (no reranker configured, or no candidates)',
+  );
+  return lines;
+}
+
+export function listText(
+  scopeId: string,
+  state: string,
+  body: { memory: ArtifactRef | null; entries: WireEntry[]; next_cursor?: string },
+): string {
+  const where = body.memory ? `at revision ${body.memory.revision}` : '(never written)';
+  const lines = [
+    `${plural(body.entries.length, `${state} entry`, `${state} entries`)} in scope ${quote(scopeId)} ${where}`,
+  ];
+  for (const entry of body.entries) {
+    lines.push(
+      `  ${entry.entry_id}  ${entry.state.padEnd(8)}  v${entry.version}  ${printable(entry.kind, { oneLine: true })}  ${printable(entry.text, { oneLine: true, max: 100 })}`,
+    );
+  }
+  if (body.next_cursor !== undefined) lines.push(`next page: --cursor ${body.next_cursor}`);
+  return lines.join('\n');
+}
+
+export function entryText(body: { memory: ArtifactRef; entry: WireEntry }): string {
+  const { entry } = body;
+  const sources = entry.sources.map((source) =>
+    printable(source.locator === undefined ? source.source_id : `${source.source_id} @ ${source.locator}`, {
+      oneLine: true,
+    }),
+  );
+  return [
+    `entry      ${entry.entry_id}`,
+    `version    ${entry.version} (${entry.entry_version_id}${entry.previous_version_id ? `, previous ${entry.previous_version_id}` : ''})`,
+    `state      ${entry.state}`,
+    `kind       ${printable(entry.kind, { oneLine: true })}`,
+    `written at revision ${entry.revision}, read at revision ${body.memory.revision}, created ${entry.created_at}`,
+    ...(sources.length > 0 ? [`sources    ${sources.join(', ')}`] : []),
+    ...(Object.keys(entry.metadata).length > 0
+      ? [`metadata   ${printable(JSON.stringify(entry.metadata))}`]
+      : []),
+    '',
+    printable(entry.text),
+  ].join('\n');
+}
+
+export function entryWriteText(
+  action: 'revise' | 'forget',
+  body: { memory: ArtifactRef; entry_id: string; entry_version_id: string; status: string },
+): string {
+  if (body.status === 'unchanged') {
+    const what = action === 'forget' ? 'was already forgotten' : 'already has this content';
+    return `Entry ${body.entry_id} ${what}; nothing written (revision ${body.memory.revision})`;
+  }
+  const done = action === 'forget' ? 'Forgot' : 'Revised';
+  return `${done} entry ${body.entry_id} (version ${body.entry_version_id}, revision ${body.memory.revision})`;
+}
+
+export function reembedText(profile: string, counts: { scope_id: string; reembedded: number }[]): string {
+  const total = counts.reduce((sum, item) => sum + item.reembedded, 0);
+  return [
+    ...counts
+      .filter((item) => item.reembedded > 0)
+      .map((item) => `${quote(item.scope_id)}: ${plural(item.reembedded, 'entry', 'entries')}`),
+    `${plural(total, 'entry', 'entries')} re-embedded for ${profile} in ${plural(counts.length, 'scope')}`,
+  ].join('\n');
+}
