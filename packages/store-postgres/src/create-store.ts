@@ -54,6 +54,9 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
     connectionTimeoutMillis: 5_000,
   });
   pool.on('connect', (client) => {
+    // A client that loses its connection while checked out (mid-query) also emits 'error'; the query
+    // itself fails with the error, so this listener only keeps the event from crashing the process.
+    client.on('error', () => {});
     client.query(ITERATIVE_SCAN).catch(() => {});
   });
   // An idle client losing its connection must not crash the process; the next query reports it.

@@ -1,0 +1,86 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../auth/api-keys.js';
+import { isLoopback, loadServerConfig } from './server-config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'pc-server-config-'));
+const keysFile = join(dir, 'keys.json');
+writeFileSync(
+  keysFile,
+  JSON.stringify({ keys: [{ id: 'a', sha256: hashApiKey('k'), scopes: '*', permissions: ['read'] }] }),
+);
+
+describe('loadServerConfig', () => {
+  it('defaults to 127.0.0.1:7474, the embedded store and no keys', () => {
+    const config = loadServerConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 7474,
+      auth: { kind: 'local' },
+      bodyLimitBytes: 16 * 1024 * 1024,
+      requestTimeoutMs: 120_000,
+      logLevel: 'info',
+    });
+    expect(config.runtime.store).toEqual({ kind: 'pglite', dataDir: './.powercontext/data' });
+  });
+
+  it('lets flags override the environment variables of the same names', () => {
+    const env = {
+      POWERCONTEXT_SERVER_HOST: '0.0.0.0',
+      POWERCONTEXT_SERVER_PORT: '9000',
+      POWERCONTEXT_SERVER_DATA_DIR: '/env/data',
+      POWERCONTEXT_SERVER_API_KEYS_FILE: join(dir, 'missing.json'),
+    };
+    const config = loadServerConfig(env, {
+      host: '127.0.0.2',
+      port: '0',
+      dataDir: '/flag/data',
+      apiKeysFile: keysFile,
+    });
+    expect(config).toMatchObject({ host: '127.0.0.2', port: 0, auth: { kind: 'keys' } });
+    expect(config.runtime.store).toEqual({ kind: 'pglite', dataDir: '/flag/data' });
+    const withUrl = loadServerConfig({}, { databaseUrl: 'postgres://db/x' });
+    expect(withUrl.runtime.store.kind).toBe('postgres');
+  });
+
+  it('reads keys from the file and from POWERCONTEXT_SERVER_API_KEYS together', () => {
+    const inline = JSON.stringify({
+      keys: [{ id: 'b', sha256: hashApiKey('other'), scopes: ['x'], permissions: ['write'] }],
+    });
+    const config = loadServerConfig({
+      POWERCONTEXT_SERVER_API_KEYS_FILE: keysFile,
+      POWERCONTEXT_SERVER_API_KEYS: inline,
+      POWERCONTEXT_SERVER_HOST: '0.0.0.0',
+    });
+    expect(config.auth.kind === 'keys' && config.auth.keys.map((key) => key.keyId)).toEqual(['a', 'b']);
+  });
+
+  it.each([
+    [{ POWERCONTEXT_SERVER_HOST: '0.0.0.0' }, 'POWERCONTEXT_SERVER_HOST: is 0.0.0.0, but without API keys'],
+    [{ POWERCONTEXT_SERVER_HOST: '192.168.1.4' }, 'may bind only to a loopback address'],
+    [{ POWERCONTEXT_SERVER_PORT: 'http' }, 'POWERCONTEXT_SERVER_PORT: must be an integer'],
+    [{ POWERCONTEXT_SERVER_PORT: '70000' }, 'POWERCONTEXT_SERVER_PORT: must be between 0 and 65535'],
+    [{ POWERCONTEXT_SERVER_API_KEYS_FILE: join(dir, 'missing.json') }, 'cannot read'],
+    [
+      { POWERCONTEXT_SERVER_API_KEYS: '{"keys": []}' },
+      'POWERCONTEXT_SERVER_API_KEYS: the value: keys must list at least one key',
+    ],
+    [{ POWERCONTEXT_SERVER_BODY_LIMIT_BYTES: '10' }, 'POWERCONTEXT_SERVER_BODY_LIMIT_BYTES: must be between'],
+    [{ POWERCONTEXT_SERVER_LOG_LEVEL: 'loud' }, 'POWERCONTEXT_SERVER_LOG_LEVEL: must be one of'],
+    [{ POWERCONTEXT_SERVER_DATABASE_URL: 'mysql://x' }, 'POWERCONTEXT_SERVER_DATABASE_URL'],
+  ])('refuses %o with a configuration error naming the setting', (env, message) => {
+    expect(() => loadServerConfig(env)).toThrow(message);
+    try {
+      loadServerConfig(env);
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'configuration_error' });
+    }
+  });
+
+  it('knows the loopback addresses', () => {
+    expect(['127.0.0.1', '127.1.2.3', '::1', 'localhost'].every(isLoopback)).toBe(true);
+    expect(['0.0.0.0', '::', '10.0.0.1', 'example.com', '127.example.com'].some(isLoopback)).toBe(false);
+  });
+});
