@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { runMemoryCommand } from './cli/memory-command.js';
 import { runMcpStdio } from './mcp/stdio.js';
 import { runServerCommand, SERVER_RUN_USAGE } from './server/run-server-command.js';
 
@@ -23,6 +24,8 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     case 'mcp':
       return runMcpStdio(rest);
+    case 'memory':
+      return runMemoryCommand(rest);
     case '--help':
     case '-h':
       console.log(USAGE);
