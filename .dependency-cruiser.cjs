@@ -33,6 +33,7 @@ const LAYERS = {
   'rerank-decision': ['memory-core', 'decision-model'],
   'observability-otel': ['memory-core'],
   'cli-support': [], // private helpers of the project's own apps
+  client: [], // the HTTP v1 client: talks to the server over HTTP only
   runtime: null, // null = any workspace package
 };
 
@@ -191,6 +192,15 @@ module.exports = {
         pathNot: ['^packages/inference/', npm('zod', 'vitest', '@vitest/[^/]+')],
         dependencyTypesNot: ['core'],
       },
+    },
+    {
+      name: 'client-imports-nothing',
+      comment:
+        'The HTTP client is a thin fetch wrapper with generated types: no npm package at run time ' +
+        '(vitest in tests; node: builtins only in tests and their testing-support).',
+      severity: 'error',
+      from: { path: '^packages/client/', pathNot: TEST_FILES },
+      to: { pathNot: ['^packages/client/'] },
     },
     {
       name: 'retrieval-rrf-imports-only-core',

@@ -128,7 +128,9 @@ describe('powercontext memory', () => {
     expect(body.explain.hits[0]!.channel_ranks).toEqual({ fts: 1 });
   });
 
-  it('explains a reranked search from the in-process trace: chosen hits and the policy', async () => {
+  it('explains a reranked search from the in-process trace: chosen hits and the policy', {
+    timeout: 120_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pc-cli-rerank-'));
     // A reranker that picks the second coarse candidate first.
     const reranker = createScriptedReranker({ policyId: 'test.pick-second.v1', decide: () => [2, 1] });
@@ -331,7 +333,10 @@ describe('powercontext memory', () => {
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'not_found', retryable: false } });
   });
 
-  it('opens the runtime from the environment and flags, and reports configuration errors naming the flag', async () => {
+  // Opens a fresh data directory and reopens it: generous time on a loaded machine.
+  it('opens the runtime from the environment and flags, and reports configuration errors naming the flag', {
+    timeout: 120_000,
+  }, async () => {
     const bad = await run(['list', '--scope', 'x', '--database-url', 'mysql://db'], { env: {} });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe(

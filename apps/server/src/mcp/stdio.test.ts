@@ -27,7 +27,10 @@ describe('powercontext mcp (stdio)', () => {
     expect(existsSync(BIN)).toBe(true);
   });
 
-  it('serves the memory tools to the SDK client and exits 0 when the client closes', async () => {
+  // Two server processes start one after the other: generous time on a loaded machine.
+  it('serves the memory tools to the SDK client and exits 0 when the client closes', {
+    timeout: 120_000,
+  }, async () => {
     const stdio = transport({ POWERCONTEXT_SERVER_DATA_DIR: dataDir });
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(stdio);

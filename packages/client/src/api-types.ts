@@ -1,0 +1,43 @@
+import type { components, paths } from './generated/openapi.js';
+
+/** The JSON schemas of the HTTP v1 API, generated from openapi/powercontext.yaml. */
+export type Schemas = components['schemas'];
+
+export type ArtifactRef = Schemas['ArtifactRef'];
+export type SourceRef = Schemas['SourceRef'];
+export type EntryVersion = Schemas['EntryVersion'];
+export type SearchRequest = Schemas['SearchRequest'];
+export type SearchResponse = Schemas['SearchResponse'];
+export type SearchHit = Schemas['SearchHit'];
+export type SearchExplain = Schemas['SearchExplain'];
+export type RememberRequest = Schemas['RememberRequest'];
+export type RememberResponse = Schemas['RememberResponse'];
+export type ListEntriesRequest = Schemas['ListEntriesRequest'];
+export type ListEntriesResponse = Schemas['ListEntriesResponse'];
+export type GetEntryRequest = Schemas['GetEntryRequest'];
+export type GetEntryResponse = Schemas['GetEntryResponse'];
+export type ReviseRequest = Schemas['ReviseRequest'];
+export type EntryTargetRequest = Schemas['EntryTargetRequest'];
+export type EntryWriteResponse = Schemas['EntryWriteResponse'];
+export type ChangesRequest = Schemas['ChangesRequest'];
+export type ChangesResponse = Schemas['ChangesResponse'];
+export type CapabilitiesResponse = Schemas['CapabilitiesResponse'];
+export type HealthResponse = Schemas['HealthResponse'];
+export type ErrorResponse = Schemas['ErrorResponse'];
+
+/** Every error code the server answers with (the `error.code` of an error body). */
+export type ServerErrorCode = ErrorResponse['error']['code'];
+
+type Json<Content> = Content extends { content: { 'application/json': infer Body } } ? Body : never;
+
+/** The JSON body a POST route takes. */
+export type PostBody<Path extends keyof paths> = paths[Path] extends { post: { requestBody: infer Body } }
+  ? Json<Body>
+  : never;
+
+/** The JSON body a route answers with on 200. */
+export type OkBody<Path extends keyof paths, Method extends 'get' | 'post'> = paths[Path] extends {
+  [M in Method]: { responses: { 200: infer Ok } };
+}
+  ? Json<Ok>
+  : never;

@@ -1,0 +1,181 @@
+import { PowerContextApiError } from './api-error.js';
+import type {
+  CapabilitiesResponse,
+  ChangesRequest,
+  ChangesResponse,
+  EntryTargetRequest,
+  EntryWriteResponse,
+  ErrorResponse,
+  GetEntryRequest,
+  GetEntryResponse,
+  HealthResponse,
+  ListEntriesRequest,
+  ListEntriesResponse,
+  RememberRequest,
+  RememberResponse,
+  ReviseRequest,
+  SearchRequest,
+  SearchResponse,
+} from './api-types.js';
+
+export interface PowerContextClientOptions {
+  /** Where the server listens, e.g. `http://127.0.0.1:7474`. */
+  baseUrl: string | URL;
+  /** Sent as `Authorization: Bearer <apiKey>`; omit for a server without keys on loopback. */
+  apiKey?: string;
+  /** The fetch to use; default the global one (Node 20+). */
+  fetch?: typeof fetch;
+  /** Extra headers for every call. */
+  headers?: Record<string, string>;
+}
+
+export interface CallOptions {
+  /** Cancels the call, e.g. `AbortSignal.timeout(10_000)`; the call then rejects with the abort reason. */
+  signal?: AbortSignal;
+  /** Sent as x-request-id (1-128 of A-Z a-z 0-9 . _ : -); the server logs it and echoes it. */
+  requestId?: string;
+}
+
+/** The HTTP v1 API, one method per route. Every failure rejects with a PowerContextApiError. */
+export interface PowerContextClient {
+  /** POST /v1/memory/search. Idempotent: a retryable failure may simply be retried. */
+  search(request: SearchRequest, options?: CallOptions): Promise<SearchResponse>;
+  /** POST /v1/memory/remember: one new revision; an entry equal to an active one comes back as a duplicate. */
+  remember(request: RememberRequest, options?: CallOptions): Promise<RememberResponse>;
+  /** POST /v1/memory/entries/list: one page of entries at one revision. */
+  listEntries(request: ListEntriesRequest, options?: CallOptions): Promise<ListEntriesResponse>;
+  /** POST /v1/memory/entries/get: one entry at the head or a given revision. */
+  getEntry(request: GetEntryRequest, options?: CallOptions): Promise<GetEntryResponse>;
+  /** POST /v1/memory/entries/revise: a new version of the entry's text. */
+  reviseEntry(request: ReviseRequest, options?: CallOptions): Promise<EntryWriteResponse>;
+  /** POST /v1/memory/entries/forget: the entry becomes inactive; search no longer returns it. */
+  forgetEntry(request: EntryTargetRequest, options?: CallOptions): Promise<EntryWriteResponse>;
+  /** POST /v1/memory/entries/reactivate: a forgotten entry becomes active again. */
+  reactivateEntry(request: EntryTargetRequest, options?: CallOptions): Promise<EntryWriteResponse>;
+  /** POST /v1/memory/changes: entry versions written between two revisions, oldest first. */
+  changes(request: ChangesRequest, options?: CallOptions): Promise<ChangesResponse>;
+  /** GET /v1/capabilities: search modes, embedding profile, rerank policy in use. */
+  capabilities(options?: CallOptions): Promise<CapabilitiesResponse>;
+  /** GET /healthz: the process answers. */
+  health(options?: CallOptions): Promise<HealthResponse>;
+  /** GET /readyz: ready for requests; rejects with not_ready (503) while starting or stopping. */
+  ready(options?: CallOptions): Promise<HealthResponse>;
+}
+
+/** A thin typed wrapper around fetch for the HTTP v1 API. */
+export function createPowerContextClient(options: PowerContextClientOptions): PowerContextClient {
+  const base = new URL(options.baseUrl);
+  if (!base.pathname.endsWith('/')) base.pathname = `${base.pathname}/`;
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+
+  async function call<Result>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    callOptions: CallOptions = {},
+  ): Promise<Result> {
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
+    if (callOptions.requestId !== undefined) headers['x-request-id'] = callOptions.requestId;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetchImpl(new URL(path, base), {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+      });
+    } catch (error) {
+      if (callOptions.signal?.aborted) throw callOptions.signal.reason;
+      // The memory operations are idempotent by content (a repeated remember reports duplicates, a
+      // repeated revise or forget reports unchanged), so a call without an answer may be repeated.
+      throw new PowerContextApiError('network_error', `No answer from ${base.origin}: ${errorText(error)}`, {
+        status: 0,
+        retryable: true,
+        cause: error,
+      });
+    }
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    const payload = await readJson(response);
+    if (response.ok) {
+      if (payload === undefined) throw invalidResponse(response, path, requestId);
+      return payload as Result;
+    }
+    const error = errorBody(payload);
+    if (!error) throw invalidResponse(response, path, requestId);
+    throw new PowerContextApiError(error.code, error.message, {
+      status: response.status,
+      retryable: error.retryable,
+      details: error.details,
+      retryAfterSeconds: retryAfter(response.headers.get('retry-after')),
+      requestId,
+    });
+  }
+
+  return {
+    search: (request, callOptions) => call('POST', 'v1/memory/search', request, callOptions),
+    remember: (request, callOptions) => call('POST', 'v1/memory/remember', request, callOptions),
+    listEntries: (request, callOptions) => call('POST', 'v1/memory/entries/list', request, callOptions),
+    getEntry: (request, callOptions) => call('POST', 'v1/memory/entries/get', request, callOptions),
+    reviseEntry: (request, callOptions) => call('POST', 'v1/memory/entries/revise', request, callOptions),
+    forgetEntry: (request, callOptions) => call('POST', 'v1/memory/entries/forget', request, callOptions),
+    reactivateEntry: (request, callOptions) =>
+      call('POST', 'v1/memory/entries/reactivate', request, callOptions),
+    changes: (request, callOptions) => call('POST', 'v1/memory/changes', request, callOptions),
+    capabilities: (callOptions) => call('GET', 'v1/capabilities', undefined, callOptions),
+    health: (callOptions) => call('GET', 'healthz', undefined, callOptions),
+    ready: (callOptions) => call('GET', 'readyz', undefined, callOptions),
+  };
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  if (!(response.headers.get('content-type') ?? '').includes('application/json')) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  try {
+    return await response.json();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `error` of an API error body, or undefined when the payload is not one. */
+function errorBody(payload: unknown): ErrorResponse['error'] | undefined {
+  const error = (payload as Partial<ErrorResponse> | undefined)?.error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  if (typeof error.code !== 'string' || typeof error.message !== 'string') return undefined;
+  return { ...error, retryable: error.retryable === true };
+}
+
+function invalidResponse(
+  response: Response,
+  path: string,
+  requestId: string | undefined,
+): PowerContextApiError {
+  return new PowerContextApiError(
+    'invalid_response',
+    `Unexpected ${response.status} answer to /${path}: not the API's JSON`,
+    {
+      status: response.status,
+      retryable: response.status === 429 || response.status >= 500,
+      retryAfterSeconds: retryAfter(response.headers.get('retry-after')),
+      requestId,
+    },
+  );
+}
+
+/** Retry-After as seconds: a number of seconds, or an HTTP date (rounded up, never negative). */
+export function retryAfter(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${error.message}${cause}`;
+}

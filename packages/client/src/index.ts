@@ -1,0 +1,40 @@
+export {
+  PowerContextApiError,
+  type PowerContextApiErrorCode,
+  type PowerContextApiErrorDetails,
+  type PowerContextApiErrorOptions,
+} from './api-error.js';
+export type {
+  ArtifactRef,
+  CapabilitiesResponse,
+  ChangesRequest,
+  ChangesResponse,
+  EntryTargetRequest,
+  EntryVersion,
+  EntryWriteResponse,
+  ErrorResponse,
+  GetEntryRequest,
+  GetEntryResponse,
+  HealthResponse,
+  ListEntriesRequest,
+  ListEntriesResponse,
+  OkBody,
+  PostBody,
+  RememberRequest,
+  RememberResponse,
+  ReviseRequest,
+  Schemas,
+  SearchExplain,
+  SearchHit,
+  SearchRequest,
+  SearchResponse,
+  ServerErrorCode,
+  SourceRef,
+} from './api-types.js';
+export {
+  type CallOptions,
+  createPowerContextClient,
+  type PowerContextClient,
+  type PowerContextClientOptions,
+} from './client.js';
+export type { components, paths } from './generated/openapi.js';
