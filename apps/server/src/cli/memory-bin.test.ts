@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// The built command line; `pnpm test` builds it first.
+const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+const dataDir = mkdtempSync(join(tmpdir(), 'pc-cli-bin-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function powercontext(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', POWERCONTEXT_SERVER_DATA_DIR: dataDir, ...env },
+    encoding: 'utf8',
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('powercontext memory (the built bin)', () => {
+  it('is built', () => {
+    expect(existsSync(BIN)).toBe(true);
+  });
+
+  // Each run opens the embedded store in a new process: generous time on a loaded machine.
+  it('remembers and searches across processes on one data directory', { timeout: 120_000 }, () => {
+    const remembered = powercontext([
+      'memory',
+      'remember',
+      '--scope',
+      'bin',
+      '--text',
+      'Invoices go out on the 25th.',
+    ]);
+    expect(remembered.stderr).toBe('');
+    expect(remembered.code).toBe(0);
+    expect(remembered.stdout).toMatch(/^Stored 1 new entry of 1 in scope "bin" \(revision 1\)\n/);
+
+    const searched = powercontext([
+      'memory',
+      'search',
+      '--scope',
+      'bin',
+      '--query',
+      'when do invoices go out',
+      '--json',
+    ]);
+    expect(searched.code).toBe(0);
+    const body = JSON.parse(searched.stdout) as { hits: { text: string }[]; memory: { revision: number } };
+    expect(body.memory.revision).toBe(1);
+    expect(body.hits.map((hit) => hit.text)).toEqual(['Invoices go out on the 25th.']);
+  });
+
+  it('exits 2 naming the flag for bad arguments, before opening the store', () => {
+    const result = powercontext(['memory', 'search', '--scope', 'bin', '--query', 'x', '--limit', 'many']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')[0]).toBe('--limit must be an integer, got "many"');
+  });
+
+  it('exits 2 naming the flag when the memory service rejects a value', { timeout: 120_000 }, () => {
+    const result = powercontext(['memory', 'get', '--scope', 'bin', '--entry', 'not-a-uuid']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('--entry: entry_id must be a UUID');
+  });
+});
