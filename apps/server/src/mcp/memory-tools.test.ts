@@ -64,6 +64,8 @@ describe('the MCP memory tools', () => {
     expect(byName.get('forget_memory_entry')?.annotations?.destructiveHint).toBe(true);
     for (const tool of tools) {
       expect(tool.inputSchema.required).toContain('scope_id');
+      // Plain schemas without references: some MCP clients refuse $ref.
+      expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
       expect(tool.outputSchema).toBeDefined();
     }
   });

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonValue } from '@powercontext/memory-core';
 import type { Runtime, ScopedMemory } from '@powercontext/runtime';
 import { decideAccess, type Permission, type Principal } from '../auth/principal.js';
 import { toArtifactRef, toEntryVersion, toOptionalArtifactRef, toSearchHit } from '../http/wire.js';
@@ -115,7 +116,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
                     ...(source.locator === undefined ? {} : { locator: source.locator }),
                   })),
                 }),
-            ...(entry.metadata === undefined ? {} : { metadata: entry.metadata }),
+            ...(entry.metadata === undefined ? {} : { metadata: jsonObject(entry.metadata) }),
           })),
         });
         return {
@@ -194,7 +195,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
           entryId: input.entry_id,
           text: input.text,
           ...(input.kind === undefined ? {} : { kind: input.kind }),
-          ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
+          ...(input.metadata === undefined ? {} : { metadata: jsonObject(input.metadata) }),
         });
         return entryWriteResult(written);
       }),
@@ -227,6 +228,11 @@ function entryWriteResult(written: Awaited<ReturnType<ScopedMemory['revise']>>) 
     entry_version_id: written.entry.entryVersionId,
     status: written.status,
   };
+}
+
+/** Tool arguments are parsed JSON, so an object among them is a JSON object. */
+function jsonObject(value: Record<string, unknown>): Record<string, JsonValue> {
+  return value as Record<string, JsonValue>;
 }
 
 function errorResult(error: ToolError): CallToolResult {

@@ -18,7 +18,9 @@ const revision = z.int().describe('Read at this memory revision (default: the la
 const kind = z
   .string()
   .describe('A label such as note or fact: 1-64 lowercase letters, digits, "_", "." or "-".');
-const metadata = z.record(z.string(), z.json()).describe('A JSON object of at most 16 KB.');
+// Not z.json(): its recursive JSON Schema ($ref) is refused by some MCP clients. Tool arguments arrive
+// as JSON, so any object here is a JSON object; the memory service checks its size and text.
+const metadata = z.record(z.string(), z.unknown()).describe('A JSON object of at most 16 KB.');
 const text = z.string().describe(`The entry text, 1-${ENTRY_TEXT_MAX_CHARS} characters.`);
 
 export const searchInput = z.strictObject({
