@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../auth/api-keys.js';
-import { isLoopback, loadServerConfig } from './server-config.js';
+import { isLoopback, loadServerConfig, SERVER_DEFAULTS, SERVER_SETTINGS } from './server-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-server-config-'));
 const keysFile = join(dir, 'keys.json');
@@ -82,5 +82,29 @@ describe('loadServerConfig', () => {
   it('knows the loopback addresses', () => {
     expect(['127.0.0.1', '127.1.2.3', '::1', 'localhost'].every(isLoopback)).toBe(true);
     expect(['0.0.0.0', '::', '10.0.0.1', 'example.com', '127.example.com'].some(isLoopback)).toBe(false);
+  });
+
+  it('lists every server setting with its default in the README table', () => {
+    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
+    const rows = new Map(
+      readme
+        .split('\n')
+        .filter((line) => /^\| .* \| `POWERCONTEXT_SERVER_/u.test(line))
+        .map((line) => line.split('|').map((cell) => cell.trim()))
+        .map((cells) => [cells[2]!.replaceAll('`', ''), cells[3]!]),
+    );
+    for (const name of Object.values(SERVER_SETTINGS)) expect(rows.has(name), name).toBe(true);
+    expect(rows.get(SERVER_SETTINGS.host)).toBe(SERVER_DEFAULTS.host);
+    expect(rows.get(SERVER_SETTINGS.port)).toMatch(new RegExp(`^${SERVER_DEFAULTS.port}\\b`, 'u'));
+    expect(rows.get(SERVER_SETTINGS.bodyLimitBytes)).toMatch(
+      new RegExp(`^${SERVER_DEFAULTS.bodyLimitBytes}\\b`, 'u'),
+    );
+    expect(rows.get(SERVER_SETTINGS.requestTimeoutMs)).toMatch(
+      new RegExp(`^${SERVER_DEFAULTS.requestTimeoutMs}\\b`, 'u'),
+    );
+    expect(rows.get(SERVER_SETTINGS.shutdownTimeoutMs)).toMatch(
+      new RegExp(`^${SERVER_DEFAULTS.shutdownTimeoutMs}\\b`, 'u'),
+    );
+    expect(rows.get(SERVER_SETTINGS.logLevel)).toBe(SERVER_DEFAULTS.logLevel);
   });
 });
