@@ -192,6 +192,36 @@ describe('HTTP app (in process)', () => {
     for (const text of unreturned) expect(response.text).not.toContain(text);
   });
 
+  it('explains a fail_open degradation: coarse hits, none chosen by the reranker, and the reason', async () => {
+    const reranker = createScriptedReranker({
+      decide: () => {
+        throw new InferenceError('inference_unavailable', 'down');
+      },
+    });
+    const runtime = await createRuntime({
+      env: { POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY: 'fail_open' },
+      store: new InMemoryMemoryStore(),
+      reranker,
+    });
+    runtimes.push(runtime);
+    const { call } = createTestApp(runtime);
+    await call('/v1/memory/remember', remember(['deploy one', 'deploy two']), { key: ALL });
+    const response = await call<SearchResponse>(
+      '/v1/memory/search',
+      { scope_id: 'alpha', query: 'deploy', mode: 'fts', explain: 'redacted' },
+      { key: ALL },
+    );
+    expect(response.status).toBe(200);
+    expect(response.json.explain?.rerank).toMatchObject({
+      used_fallback: false,
+      degraded_reason: 'unavailable',
+    });
+    expect(response.json.explain?.hits.map((hit) => [hit.coarse_rank, hit.reranker_selected])).toEqual([
+      [1, false],
+      [2, false],
+    ]);
+  });
+
   it.each([
     [new InferenceError('inference_timeout', 'slow'), 503, 'inference_timeout', true],
     [new InferenceError('inference_unavailable', 'down'), 503, 'inference_unavailable', true],
