@@ -34,7 +34,10 @@ describe('runServerCommand: refusing to start', () => {
       'POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL: is required when',
     ],
   ])('exits 1 for %j %j with the configuration error', async (argv, env, message) => {
-    const { code, stderr } = await run(['--port', '0', '--data-dir', '/nonexistent/never-opened', ...argv], env);
+    const { code, stderr } = await run(
+      ['--port', '0', '--data-dir', '/nonexistent/never-opened', ...argv],
+      env,
+    );
     expect(code).toBe(1);
     expect(stderr).toContain(`powercontext server: configuration_error: ${message}`);
   });
