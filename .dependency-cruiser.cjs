@@ -31,6 +31,7 @@ const LAYERS = {
   'rerank-listwise': ['memory-core', 'inference'],
   'decision-model': ['inference'],
   'rerank-decision': ['memory-core', 'decision-model'],
+  'context-assembly': ['memory-core'],
   'observability-otel': ['memory-core'],
   'cli-support': [], // private helpers of the project's own apps
   runtime: null, // null = any workspace package
