@@ -32,6 +32,7 @@ const LAYERS = {
   'decision-model': ['inference'],
   'rerank-decision': ['memory-core', 'decision-model'],
   'context-assembly': ['memory-core'],
+  'rerank-cross-encoder': ['memory-core', 'inference'],
   'observability-otel': ['memory-core'],
   'cli-support': [], // private helpers of the project's own apps
   runtime: null, // null = any workspace package
