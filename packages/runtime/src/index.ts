@@ -6,6 +6,12 @@ export {
   type Runtime,
   type RuntimeCapabilities,
 } from './create-runtime.js';
+export {
+  NO_MODEL_ID,
+  type PrepareContextRequest,
+  type PreparedContext,
+  UNDECLARED_MODEL_ID,
+} from './prepare-context.js';
 export { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 export type { ScopedMemory } from './scoped-memory.js';
 export { Secret } from './secret.js';
