@@ -100,6 +100,12 @@ describe('prepareContext with the cross-encoder policy, over real HTTP', () => {
     expect(assembly.omissionCounts.not_selected).toBe(trace.candidates.length - prepared.hits.length);
     expect(assembly.totalTokens).toBeLessThanOrEqual(400);
     expect(assembly.context.match(/<\/retrieved_memory>/g)).toHaveLength(1);
+    // The assembly step alone, over the same search result, gives the same report.
+    const again = await memory.assembleContext(
+      { query: '  the council approved   the garden ', contract: { tokenBudget: 400, maxChunks: 2 } },
+      prepared,
+    );
+    expect(again).toEqual(assembly);
   });
 
   it('rejects a bad contract before searching or calling the model', async () => {

@@ -7,6 +7,7 @@ export {
   type RuntimeCapabilities,
 } from './create-runtime.js';
 export {
+  type AssembleSearchRequest,
   NO_MODEL_ID,
   type PrepareContextRequest,
   type PreparedContext,

@@ -25,6 +25,13 @@ export interface PreparedContext extends SearchResult {
   assembly: AssemblyReport;
 }
 
+/** What `assembleContext` needs besides the search result: the query it answered and the contract. */
+export interface AssembleSearchRequest {
+  /** The query of the search, as given to `search()` (it is normalized the same way). */
+  query: string;
+  contract?: AssemblyContractInput;
+}
+
 /** Model id recorded when the ranking came from no model: coarse order, or a degraded rerank. */
 export const NO_MODEL_ID = 'none';
 /** Model id recorded when a reranker does not declare its model (an injected one, for instance). */
@@ -53,7 +60,27 @@ export async function prepareContext(
   const { contract: contractInput, ...searchRequest } = request;
   const contract = parseAssemblyContract(contractInput);
   const result = await service.search(scopeId, searchRequest, options);
-  const query = normalizeQuery(searchRequest.query);
+  const assembly = await assembleSearchResult(
+    service,
+    scopeId,
+    { query: searchRequest.query, contract },
+    result,
+  );
+  return { ...result, assembly };
+}
+
+/**
+ * The assembly half of `prepareContext`, for a search result already in hand (an evaluation times the
+ * search alone, then assembles). `result` must come from a search of `scopeId` with `request.query`.
+ */
+export async function assembleSearchResult(
+  service: MemoryService,
+  scopeId: string,
+  request: AssembleSearchRequest,
+  result: SearchResult,
+): Promise<AssemblyReport> {
+  const contract = parseAssemblyContract(request.contract);
+  const query = normalizeQuery(request.query);
   const trace = result.trace;
   const reranked = trace !== undefined && trace.degraded === undefined;
   const pool = reranked ? trace.candidates : result.hits;
@@ -68,8 +95,7 @@ export async function prepareContext(
     modelId,
     selection: { ranks, candidateCount: candidates.length },
   });
-  const assembly = await assembleContext({ query, candidates, evidence, contract, expect: { policyId } });
-  return { ...result, assembly };
+  return assembleContext({ query, candidates, evidence, contract, expect: { policyId } });
 }
 
 function candidateOf(hit: MemoryHit, scopeId: string): AssemblyCandidate {

@@ -1,3 +1,4 @@
+import type { AssemblyReport } from '@powercontext/context-assembly';
 import type {
   ChangesPage,
   Citation,
@@ -18,7 +19,13 @@ import type {
   SearchOptions,
   SearchResult,
 } from '@powercontext/memory-core';
-import { type PrepareContextRequest, type PreparedContext, prepareContext } from './prepare-context.js';
+import {
+  type AssembleSearchRequest,
+  assembleSearchResult,
+  type PrepareContextRequest,
+  type PreparedContext,
+  prepareContext,
+} from './prepare-context.js';
 
 /** The Memory of one scope: the transport-neutral API that the server, CLI and evaluation use. */
 export interface ScopedMemory {
@@ -34,6 +41,8 @@ export interface ScopedMemory {
   search(request: SearchMemoryRequest, options?: SearchOptions): Promise<SearchResult>;
   /** Search (with the configured reranker), then assemble a framed context under `contract` (RFC 0008). */
   prepareContext(request: PrepareContextRequest, options?: SearchOptions): Promise<PreparedContext>;
+  /** The assembly step of `prepareContext` alone, over the result of an earlier `search` with `request.query`. */
+  assembleContext(request: AssembleSearchRequest, result: SearchResult): Promise<AssemblyReport>;
   resolveCitation(citation: Citation): Promise<ResolvedCitation>;
 }
 
@@ -49,6 +58,7 @@ export function scopedMemory(service: MemoryService, scopeId: string): ScopedMem
     changes: (request) => service.changes(scopeId, request),
     search: (request, options) => service.search(scopeId, request, options),
     prepareContext: (request, options) => prepareContext(service, scopeId, request, options),
+    assembleContext: (request, result) => assembleSearchResult(service, scopeId, request, result),
     resolveCitation: (citation) => service.resolveCitation(scopeId, citation),
   };
 }
