@@ -1,3 +1,11 @@
+export type {
+  AssemblyContract,
+  AssemblyContractInput,
+  AssemblyReport,
+  OmissionReason,
+  OmittedCandidate,
+  SelectedChunk,
+} from '@powercontext/context-assembly';
 export { ConfigurationError } from './configuration-error.js';
 export { CONFIGURATION_TABLE, type ConfigurationSetting } from './configuration-table.js';
 export {
