@@ -31,6 +31,8 @@ const LAYERS = {
   'rerank-listwise': ['memory-core', 'inference'],
   'decision-model': ['inference'],
   'rerank-decision': ['memory-core', 'decision-model'],
+  'context-assembly': ['memory-core'],
+  'rerank-cross-encoder': ['memory-core', 'inference'],
   'observability-otel': ['memory-core'],
   'cli-support': [], // private helpers of the project's own apps
   client: [], // the HTTP v1 client: talks to the server over HTTP only

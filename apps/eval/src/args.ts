@@ -29,6 +29,8 @@ export interface EvalArgs {
   answerModel?: string;
   judgeModel?: string;
   judgePolicy: JudgePolicy;
+  /** Token budget B of context assembly; when set, every measured powercontext run reports assembly retention. */
+  assemblyBudget?: number;
 }
 
 /** The repository root: apps/eval/{src,dist}/ are three levels below it. */
@@ -62,6 +64,8 @@ export const USAGE = `Usage: pnpm eval:locomo [options]
   --answer-model SPEC       answer stage model (not available in this build)
   --judge-model SPEC        answer stage judge model (not available in this build)
   --judge-policy POLICY     strict or topical (default strict)
+  --assembly-budget TOKENS  pack each question's final hits into a context of at most TOKENS (o200k_base) and report
+                            assembly retention per run (default: no assembly)
   --help                    print this help`;
 
 export { ArgsError };
@@ -160,6 +164,12 @@ export function parseArgs(argv: readonly string[]): EvalArgs | 'help' {
           throw new ArgsError(`--judge-policy accepts strict or topical, got "${value}"`);
         }
         args.judgePolicy = value;
+        break;
+      case '--assembly-budget':
+        if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000) {
+          throw new ArgsError(`--assembly-budget must be an integer within 1..1000000, got "${value}"`);
+        }
+        args.assemblyBudget = Number(value);
         break;
       default:
         throw new ArgsError(`unknown option ${flag}`);

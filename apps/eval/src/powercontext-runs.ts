@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { createProgressBar } from '@powercontext/cli-support';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import { COARSE_DEPTH, type EvalArgs, type SearchMode } from './args.js';
+import { AssemblyRetention, evalAssemblyContract } from './assembly-retention.js';
 import { describe, type EvalContext, record, warn } from './eval-context.js';
 import type { IngestedConversation } from './ingest.js';
 import type { EvalQuestion } from './locomo-data.js';
@@ -50,6 +51,37 @@ export function identity(
   } satisfies RunIdentity;
 }
 
+/**
+ * With `--assembly-budget`: packs a question's final search result through the runtime's assembly
+ * step (untimed, after the timed search) and adds it to the run's retention. Without it: nothing.
+ */
+function assemblyStep(args: EvalArgs) {
+  const budget = args.assemblyBudget;
+  if (budget === undefined) return undefined;
+  const retention = new AssemblyRetention();
+  const contract = evalAssemblyContract(budget, args.finalK);
+  return {
+    async add(
+      runtime: Runtime,
+      item: IngestedConversation,
+      question: EvalQuestion,
+      searched: Awaited<ReturnType<typeof timedSearch>>,
+    ) {
+      const report = await runtime.memory
+        .forScope(item.scopeId)
+        .assembleContext({ query: question.question, contract }, searched.result);
+      retention.add(report, searched.entryIds, question.evidence, (entryId) => {
+        return item.unitByEntryId.get(entryId)?.turnIds ?? [];
+      });
+    },
+    /** The run with its `assembly` object added. */
+    finish: <Run extends object>(run: Run) => {
+      const assembly = retention.build();
+      return assembly ? { ...run, assembly } : run;
+    },
+  };
+}
+
 /** The coarse path of one mode: the final search, the limit-50 curve, the top-k pool and the oracle. */
 export async function coarseMode(
   context: EvalContext,
@@ -67,6 +99,7 @@ export async function coarseMode(
     `final: the best order of the pool of a search with limit ${poolLimitOf(args)} (greedy cover of the evidence); coarse: that pool in fused order`,
   );
   const pools = new Map<EvalQuestion, string[]>();
+  const assembly = assemblyStep(args);
   const total = ingested.reduce((sum, item) => sum + item.conversation.questions.length, 0);
   const bar = createProgressBar(`powercontext ${mode} search`, total, context.stream);
   let done = 0;
@@ -76,6 +109,7 @@ export async function coarseMode(
       const target = { evidence: question.evidence, relevantUnits: item.relevantUnits[index]! };
       const search = (limit: number) => timedSearch(runtime, item.scopeId, question.question, mode, limit);
       const final = await search(args.finalK);
+      await assembly?.add(runtime, item, question, final);
       const coarse = args.finalK === COARSE_DEPTH ? final : await search(COARSE_DEPTH);
       const poolLimit = poolLimitOf(args);
       const pool =
@@ -98,7 +132,8 @@ export async function coarseMode(
     }
   }
   context.pools.set(mode, pools);
-  return { plain: plain.build(), oracle: oracle.build() };
+  const plainRun = plain.build();
+  return { plain: assembly ? assembly.finish(plainRun) : plainRun, oracle: oracle.build() };
 }
 
 /**
@@ -120,6 +155,7 @@ async function rerankMode(
     `final: the reranked hits of a search with limit ${args.finalK}; coarse: the trace's candidate pool (${poolLimit})`,
   );
   const pools = context.pools.get(mode)!;
+  const assembly = assemblyStep(args);
   const total = ingested.reduce((sum, item) => sum + item.conversation.questions.length, 0);
   const bar = createProgressBar(`powercontext ${mode} + ${policy}`, total, context.stream);
   let done = 0;
@@ -139,6 +175,7 @@ async function rerankMode(
           `coarse pool differs from the plain search with limit ${poolLimit} (${question.conversationId} question ${question.index}): rerank and no-rerank runs are not comparable`,
         );
       }
+      await assembly?.add(runtime, item, question, searched);
       const finalMetrics = questionMetrics(coverageOf(item, searched.entryIds), target, args.finalK);
       const coarseMetrics = questionMetrics(coverageOf(item, candidates), target, poolLimit);
       run.add(question.category, finalMetrics, coarseMetrics);
@@ -151,7 +188,8 @@ async function rerankMode(
       bar.update(++done);
     }
   }
-  return run.build();
+  const built = run.build();
+  return assembly ? assembly.finish(built) : built;
 }
 
 export async function rerankRuns(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { assemblyRunSchema } from './assembly-retention.js';
 
 /**
  * The documented format of `<out>/summary.json`. The harness validates what it writes against this
@@ -70,6 +71,8 @@ export const measuredRunSchema = z.strictObject({
     .optional(),
   /** What the run measured, in words (e.g. how coarse and final were obtained). */
   note: z.string().min(1).optional(),
+  /** Assembly retention under `--assembly-budget` (absent without it). */
+  assembly: assemblyRunSchema.optional(),
 });
 
 export const unmeasuredRunSchema = z.strictObject({

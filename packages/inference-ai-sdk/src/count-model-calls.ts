@@ -1,5 +1,5 @@
-/** The model methods that each send one request to the provider. */
-const REQUEST_METHODS: ReadonlySet<PropertyKey> = new Set(['doEmbed', 'doGenerate', 'doStream']);
+/** The model methods that each send one request to the provider (rerank included). */
+const REQUEST_METHODS: ReadonlySet<PropertyKey> = new Set(['doEmbed', 'doGenerate', 'doStream', 'doRerank']);
 
 /**
  * A view of `model` that reports every `doEmbed`, `doGenerate` or `doStream` call before forwarding

@@ -110,6 +110,36 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     description: 'Total HTTP attempts per decision.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_RERANK_MODEL',
+    default: '(unset)',
+    range: 'openai-compatible:<model>',
+    origin: 'project extension',
+    description:
+      'Dedicated rerank model of the cross-encoder policy, served at POST <base URL>/rerank (llama.cpp --rerank, vLLM).',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_RERANK_BASE_URL',
+    default: 'the inference base URL',
+    range: 'http(s) URL',
+    origin: 'project extension',
+    description:
+      'Base URL of the rerank server, e.g. http://127.0.0.1:8080/v1; defaults to the shared base URL.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_RERANK_TIMEOUT_SECONDS',
+    default: 'the generation timeout',
+    range: '0.1..600',
+    origin: 'project extension',
+    description: 'Bound on one rerank-model call, retries included.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_INFERENCE_RERANK_MAX_REQUESTS',
+    default: 'the generation max requests',
+    range: '1..10',
+    origin: 'project extension',
+    description: 'Total HTTP attempts per rerank-model call.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_INFERENCE_BASE_URL',
     default: '(unset)',
     range: 'http(s) URL',
@@ -142,10 +172,10 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY',
     default: 'listwise',
-    range: 'listwise or decision',
+    range: 'listwise, decision or cross-encoder',
     origin: 'project extension',
     description:
-      'Which reranker the flag assembles; read only when reranking is enabled. Deviation from seed 001.',
+      'Which reranker the flag assembles; read only when reranking is enabled. Deviation from seed 001; cross-encoder needs the rerank model.',
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY',
@@ -153,6 +183,14 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     range: '1..16',
     origin: 'project extension',
     description: 'Decision calls in flight per reranked search (results are still consumed in coarse order).',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MIN_SCORE',
+    default: '(unset: no minimum)',
+    range: '-1000000..1000000',
+    origin: 'project extension',
+    description:
+      'Cross-encoder policy: candidates scoring below it are not selected (the scale is the rerank model’s own).',
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY',
@@ -181,7 +219,8 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     default: 'generation timeout x max requests',
     range: '1..3600000',
     origin: 'project extension',
-    description: 'Bound on the rerank stage of one search, queue wait included.',
+    description:
+      'Bound on the rerank stage of one search, queue wait included. With cross-encoder the default uses the rerank model’s bounds.',
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE',

@@ -1,11 +1,14 @@
 import 'reflect-metadata';
 import { createLlmDecisionModel, type DecisionModel } from '@powercontext/decision-model';
 import { createLocalEmbedder } from '@powercontext/embedder-local';
+import type { RelevanceScorer } from '@powercontext/inference';
 import {
   createAiSdkEmbedder,
+  createAiSdkRelevanceScorer,
   createAiSdkStructuredGenerator,
   createEmbeddingModel,
   createLanguageModel,
+  createRerankEndpointModel,
 } from '@powercontext/inference-ai-sdk';
 import {
   type Embedder,
@@ -20,6 +23,7 @@ import {
   type SearchObserver,
 } from '@powercontext/memory-core';
 import { createOpenTelemetrySearchObserver } from '@powercontext/observability-otel';
+import { createCrossEncoderReranker } from '@powercontext/rerank-cross-encoder';
 import { createDecisionMemoryReranker } from '@powercontext/rerank-decision';
 import { createListwiseReranker } from '@powercontext/rerank-listwise';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
@@ -53,6 +57,11 @@ export interface CreateRuntimeOptions {
   observer?: SearchObserver;
   /** An application-provided decision backend; it replaces the one built from the environment. */
   decisionModel?: DecisionModel;
+  /**
+   * An application-provided rerank model for the cross-encoder policy (e.g. `createAiSdkRelevanceScorer`
+   * over any AI SDK reranking model); it replaces the one built from POWERCONTEXT_SERVER_INFERENCE_RERANK_*.
+   */
+  relevanceScorer?: RelevanceScorer;
 }
 
 export interface RuntimeCapabilities {
@@ -108,6 +117,8 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
           c.resolve(TOKENS.config),
           () => c.resolve(TOKENS.decisionBackend),
           c.resolve(TOKENS.logger),
+          options.relevanceScorer,
+          options.decisionModel !== undefined,
         ),
     ),
   });
@@ -248,10 +259,24 @@ function requireGateBackend(backend: DecisionModel | null): DecisionModel {
 
 /**
  * The environment-driven reranker, only when enabled: listwise over the generation model (default),
- * or the decision reranker over the rerank role's unwrapped decision handle.
+ * the decision reranker over the rerank role's unwrapped decision handle, or the cross-encoder over the
+ * rerank model (injected scorer first). Env-built rerankers carry the model spec as their `modelId`.
  */
-function buildReranker(config: RuntimeConfig, decisionBackend: () => DecisionModel | null, logger: Logger) {
+function buildReranker(
+  config: RuntimeConfig,
+  decisionBackend: () => DecisionModel | null,
+  logger: Logger,
+  relevanceScorer: RelevanceScorer | undefined,
+  decisionModelInjected: boolean,
+): MemoryReranker | null {
   if (!config.rerank.enabled) return null;
+  if (config.rerank.policy === 'cross-encoder') {
+    const scorer = relevanceScorer ?? buildRelevanceScorer(config);
+    return createCrossEncoderReranker({
+      scorer,
+      ...(config.rerank.minScore === undefined ? {} : { minScore: config.rerank.minScore }),
+    });
+  }
   if (config.rerank.policy === 'decision') {
     const backend = decisionBackend();
     if (!backend) {
@@ -260,11 +285,12 @@ function buildReranker(config: RuntimeConfig, decisionBackend: () => DecisionMod
         'is required when POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY=decision (or set the generation model, or inject a decision model)',
       );
     }
-    return createDecisionMemoryReranker({
+    const reranker = createDecisionMemoryReranker({
       decisionModel: decisionHandleFor(DECISION_ROLES.rerank, backend),
       concurrency: config.rerank.decisionConcurrency,
       logger,
     });
+    return decisionModelInjected ? reranker : withModelId(reranker, config.decision.model);
   }
   const spec = config.generation.model;
   if (!spec) {
@@ -278,7 +304,39 @@ function buildReranker(config: RuntimeConfig, decisionBackend: () => DecisionMod
     timeoutSeconds: config.generation.timeoutSeconds,
     maxRequests: config.generation.maxRequests,
   });
-  return createListwiseReranker({ generator });
+  return withModelId(createListwiseReranker({ generator }), spec);
+}
+
+/** The cross-encoder's rerank model from the environment; a start-up error when none is set. */
+function buildRelevanceScorer(config: RuntimeConfig): RelevanceScorer {
+  const rerankModel = config.rerankModel;
+  if (!rerankModel) {
+    throw new ConfigurationError(
+      'POWERCONTEXT_SERVER_INFERENCE_RERANK_MODEL',
+      'is required when POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY=cross-encoder (or inject a relevance scorer or a reranker)',
+    );
+  }
+  const separator = rerankModel.model.indexOf(':');
+  return createAiSdkRelevanceScorer({
+    model: createRerankEndpointModel({
+      model: rerankModel.model.slice(separator + 1),
+      baseUrl: rerankModel.baseUrl,
+      ...(config.inference.apiKey ? { apiKey: config.inference.apiKey.reveal() } : {}),
+    }),
+    modelId: rerankModel.model,
+    timeoutSeconds: rerankModel.timeoutSeconds,
+    maxRequests: rerankModel.maxRequests,
+  });
+}
+
+/** `reranker` declaring `modelId` (the spec it was built from), so traces and evidence name the model. */
+function withModelId(reranker: MemoryReranker, modelId: string | undefined): MemoryReranker {
+  if (modelId === undefined) return reranker;
+  return {
+    policyId: reranker.policyId,
+    modelId,
+    rerank: (query, candidates, limit, options) => reranker.rerank(query, candidates, limit, options),
+  };
 }
 
 function openStore(config: RuntimeConfig): Promise<MemoryStore> {

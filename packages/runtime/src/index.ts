@@ -1,3 +1,11 @@
+export type {
+  AssemblyContract,
+  AssemblyContractInput,
+  AssemblyReport,
+  OmissionReason,
+  OmittedCandidate,
+  SelectedChunk,
+} from '@powercontext/context-assembly';
 export { ConfigurationError } from './configuration-error.js';
 export { CONFIGURATION_TABLE, type ConfigurationSetting } from './configuration-table.js';
 export {
@@ -6,6 +14,13 @@ export {
   type Runtime,
   type RuntimeCapabilities,
 } from './create-runtime.js';
+export {
+  type AssembleSearchRequest,
+  NO_MODEL_ID,
+  type PrepareContextRequest,
+  type PreparedContext,
+  UNDECLARED_MODEL_ID,
+} from './prepare-context.js';
 export { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 export type { ScopedMemory } from './scoped-memory.js';
 export { Secret } from './secret.js';

@@ -18,10 +18,14 @@ export interface RuntimeConfig {
   inference: { baseUrl?: string; apiKey?: Secret };
   generation: { model?: string; timeoutSeconds: number; maxRequests: number };
   decision: { model?: string; timeoutSeconds: number; maxRequests: number };
+  /** The dedicated rerank model of the cross-encoder policy; absent when none is configured. */
+  rerankModel?: { model: string; baseUrl: string; timeoutSeconds: number; maxRequests: number };
   rerank: {
     enabled: boolean;
     /** The selector as set (undefined = listwise); read only when reranking is enabled. */
-    policy: 'listwise' | 'decision' | undefined;
+    policy: 'listwise' | 'decision' | 'cross-encoder' | undefined;
+    /** Cross-encoder policy: candidates scoring below it are not selected. Undefined = no minimum. */
+    minScore?: number;
     decisionConcurrency: number;
     candidateLimit: number;
     failurePolicy: 'fail_closed' | 'fail_open';
@@ -91,8 +95,20 @@ const FIELDS = {
   POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS: number(0.1, 600, false).optional(),
   POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS: number(1, 10, true).optional(),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY: z
-    .enum(['listwise', 'decision'], { error: 'must be listwise or decision' })
+    .enum(['listwise', 'decision', 'cross-encoder'], { error: 'must be listwise, decision or cross-encoder' })
     .optional(),
+  POWERCONTEXT_SERVER_INFERENCE_RERANK_MODEL: z
+    .string()
+    .regex(/^openai-compatible:\S+$/, {
+      error: 'must be openai-compatible:<model> (a server with POST /v1/rerank: llama.cpp, vLLM)',
+    })
+    .optional(),
+  POWERCONTEXT_SERVER_INFERENCE_RERANK_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .optional(),
+  POWERCONTEXT_SERVER_INFERENCE_RERANK_TIMEOUT_SECONDS: number(0.1, 600, false).optional(),
+  POWERCONTEXT_SERVER_INFERENCE_RERANK_MAX_REQUESTS: number(1, 10, true).optional(),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MIN_SCORE: number(-1_000_000, 1_000_000, false).optional(),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY: number(1, 16, true).default(1),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE: z
     .enum(['disabled', 'shadow', 'advisory'], { error: 'must be disabled, shadow or advisory' })
@@ -150,6 +166,13 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
   }
   const timeoutSeconds = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS;
   const maxRequests = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS;
+  const rerankModel = rerankModelConfig(e, timeoutSeconds, maxRequests);
+  const policy = e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY;
+  // The stage deadline follows the model the policy calls: the rerank model's bound for cross-encoder.
+  const bound =
+    policy === 'cross-encoder' && rerankModel
+      ? rerankModel.timeoutSeconds * rerankModel.maxRequests
+      : timeoutSeconds * maxRequests;
   return {
     store: e.POWERCONTEXT_SERVER_DATABASE_URL
       ? { kind: 'postgres', connectionString: new Secret(e.POWERCONTEXT_SERVER_DATABASE_URL) }
@@ -179,23 +202,51 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       timeoutSeconds: e.POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS ?? timeoutSeconds,
       maxRequests: e.POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS ?? maxRequests,
     },
+    ...(rerankModel ? { rerankModel } : {}),
     rerank: {
       enabled: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED,
-      policy: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY,
+      policy,
+      ...(e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MIN_SCORE === undefined
+        ? {}
+        : { minScore: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MIN_SCORE }),
       decisionConcurrency: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY,
       candidateLimit: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_CANDIDATE_LIMIT,
       failurePolicy: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY,
       maxInFlight: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MAX_IN_FLIGHT,
       queueTimeoutMs: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS,
       // Default: the generation bound itself, so the defaults never change RFC 0080 behaviour.
-      deadlineMs:
-        e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS ??
-        Math.round(timeoutSeconds * maxRequests * 1000),
+      deadlineMs: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS ?? Math.round(bound * 1000),
     },
     writeGate: {
       mode: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE,
       timeoutMs: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_TIMEOUT_MS,
     },
     writeMaxAttempts: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS,
+  };
+}
+
+/**
+ * The rerank model settings, when a rerank model is set. Its base URL defaults to the shared inference
+ * base URL; timeout and attempts default to the generation ones.
+ */
+function rerankModelConfig(
+  e: z.output<typeof environmentSchema>,
+  timeoutSeconds: number,
+  maxRequests: number,
+): RuntimeConfig['rerankModel'] {
+  const model = e.POWERCONTEXT_SERVER_INFERENCE_RERANK_MODEL;
+  if (!model) return undefined;
+  const baseUrl = e.POWERCONTEXT_SERVER_INFERENCE_RERANK_BASE_URL ?? e.POWERCONTEXT_SERVER_INFERENCE_BASE_URL;
+  if (!baseUrl) {
+    throw new ConfigurationError(
+      'POWERCONTEXT_SERVER_INFERENCE_RERANK_BASE_URL',
+      'is required by the rerank model (or set POWERCONTEXT_SERVER_INFERENCE_BASE_URL)',
+    );
+  }
+  return {
+    model,
+    baseUrl,
+    timeoutSeconds: e.POWERCONTEXT_SERVER_INFERENCE_RERANK_TIMEOUT_SECONDS ?? timeoutSeconds,
+    maxRequests: e.POWERCONTEXT_SERVER_INFERENCE_RERANK_MAX_REQUESTS ?? maxRequests,
   };
 }

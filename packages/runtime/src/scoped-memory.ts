@@ -1,3 +1,4 @@
+import type { AssemblyReport } from '@powercontext/context-assembly';
 import type {
   ChangesPage,
   Citation,
@@ -18,6 +19,13 @@ import type {
   SearchOptions,
   SearchResult,
 } from '@powercontext/memory-core';
+import {
+  type AssembleSearchRequest,
+  assembleSearchResult,
+  type PrepareContextRequest,
+  type PreparedContext,
+  prepareContext,
+} from './prepare-context.js';
 
 /** The Memory of one scope: the transport-neutral API that the server, CLI and evaluation use. */
 export interface ScopedMemory {
@@ -31,6 +39,10 @@ export interface ScopedMemory {
   changes(request?: ListChangesRequest): Promise<ChangesPage>;
   /** Final hits; in process, `trace` holds the rerank diagnostics when a reranker ran. */
   search(request: SearchMemoryRequest, options?: SearchOptions): Promise<SearchResult>;
+  /** Search (with the configured reranker), then assemble a framed context under `contract` (RFC 0008). */
+  prepareContext(request: PrepareContextRequest, options?: SearchOptions): Promise<PreparedContext>;
+  /** The assembly step of `prepareContext` alone, over the result of an earlier `search` with `request.query`. */
+  assembleContext(request: AssembleSearchRequest, result: SearchResult): Promise<AssemblyReport>;
   resolveCitation(citation: Citation): Promise<ResolvedCitation>;
 }
 
@@ -45,6 +57,8 @@ export function scopedMemory(service: MemoryService, scopeId: string): ScopedMem
     get: (request) => service.get(scopeId, request),
     changes: (request) => service.changes(scopeId, request),
     search: (request, options) => service.search(scopeId, request, options),
+    prepareContext: (request, options) => prepareContext(service, scopeId, request, options),
+    assembleContext: (request, result) => assembleSearchResult(service, scopeId, request, result),
     resolveCitation: (citation) => service.resolveCitation(scopeId, citation),
   };
 }

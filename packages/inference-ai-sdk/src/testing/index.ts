@@ -10,3 +10,11 @@ export {
   sendJson,
   startLoopbackServer,
 } from './loopback-provider.js';
+export {
+  type RerankAnswerOptions,
+  type RerankRequestBody,
+  type RerankResult,
+  rerankAnswer,
+  rerankResponder,
+  sharedWordScore,
+} from './loopback-rerank.js';

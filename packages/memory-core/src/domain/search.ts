@@ -82,6 +82,8 @@ export type RerankDegradationReason =
  */
 export interface RerankTrace {
   policyId: string;
+  /** The reranker's `modelId`, when it declares one. */
+  modelId?: string;
   /** The exact coarse pool the reranker saw, in fused order (rank = index + 1). */
   candidates: MemoryHit[];
   selectedRanks: number[];
@@ -99,6 +101,7 @@ export interface RerankTrace {
     inputTokens?: number;
     outputTokens?: number;
     totalTokens?: number;
+    documents?: number;
   };
 }
 

@@ -13,7 +13,8 @@ export type PowerContextErrorCode =
   | 'reranker_defect'
   | 'rerank_saturated'
   | 'rerank_deadline'
-  | 'rerank_failure';
+  | 'rerank_failure'
+  | 'rerank_evidence_mismatch';
 
 const marker = Symbol.for('powercontext.error');
 

@@ -10,6 +10,8 @@ export interface RerankUsage {
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
+  /** Documents sent for scoring (rerank endpoints bill per document); absent when the policy sends none. */
+  documents?: number;
 }
 
 /** A reranker's answer: 1-based positions into the coarse pool, best first. Never ids, scores or text. */
@@ -37,6 +39,8 @@ export interface RerankOptions {
  */
 export interface MemoryReranker {
   readonly policyId: string;
+  /** The model behind the policy (e.g. `openai-compatible:bge-reranker-v2-m3`), when the reranker knows it. */
+  readonly modelId?: string;
   rerank(
     normalizedQuery: string,
     candidates: readonly MemoryHit[],

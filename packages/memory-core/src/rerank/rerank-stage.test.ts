@@ -82,6 +82,36 @@ describe('rerank stage in search', () => {
     expect(result.trace!.latencies.queueWaitMs).toBeGreaterThanOrEqual(0);
   });
 
+  it("copies the reranker's model id and document count into the trace (absent when not declared)", async () => {
+    const { service, reranker } = await setup({ candidateLimit: 30 });
+    const plainTrace = (await service.search('s', { query: 'compost beds', limit: 3 })).trace!;
+    expect('modelId' in plainTrace).toBe(false);
+    const declared = new RerankStage({
+      reranker: {
+        policyId: 'test.scored.v1',
+        modelId: 'openai-compatible:test-cross-encoder',
+        rerank: async () => ({
+          selectedRanks: [2],
+          usage: { requests: 1, calls: 1, documents: 30 },
+          discardedRankCount: 0,
+          usedFallback: false,
+        }),
+      },
+    });
+    const store = new InMemoryMemoryStore();
+    const withModel = new MemoryService({
+      store,
+      embedder: createFakeEmbedder(),
+      retrievalPolicy: minimalRrfPolicy,
+      rerankStage: declared,
+    });
+    await withModel.remember('s', { entries: TEXTS.map((text) => ({ text })) });
+    const trace = (await withModel.search('s', { query: 'compost beds', limit: 3 })).trace!;
+    expect(trace.modelId).toBe('openai-compatible:test-cross-encoder');
+    expect(trace.usage).toEqual({ requests: 1, calls: 1, documents: 30 });
+    expect(reranker.calls).toHaveLength(1);
+  });
+
   it('does not call the reranker for an empty pool', async () => {
     const { service, reranker } = await setup({});
     const result = await service.search('s', { query: 'zebra', mode: 'fts' });

@@ -135,6 +135,7 @@ export class RerankStage {
       const selectedRanks = coarseFallbackRanks(pool.length, limit);
       const trace: RerankTrace = {
         policyId,
+        ...this.#modelId(),
         candidates: [...pool],
         selectedRanks,
         discardedRankCount: 0,
@@ -158,6 +159,7 @@ export class RerankStage {
   ): RerankTrace {
     return {
       policyId: this.reranker.policyId,
+      ...this.#modelId(),
       candidates: [...pool],
       selectedRanks: [...decision.selectedRanks],
       discardedRankCount: decision.discardedRankCount,
@@ -167,6 +169,11 @@ export class RerankStage {
       latencies,
       usage: { ...decision.usage },
     };
+  }
+
+  #modelId(): { modelId?: string } {
+    const { modelId } = this.reranker;
+    return typeof modelId === 'string' ? { modelId } : {};
   }
 
   /** One abort signal for the stage: the caller's cancellation or the deadline, whichever comes first. */

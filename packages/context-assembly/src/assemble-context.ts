@@ -1,0 +1,180 @@
+import { parseInput, ValidationError } from '@powercontext/memory-core';
+import { type AssemblyCandidate, assemblyCandidatesSchema } from './assembly-candidate.js';
+import { type AssemblyContractInput, parseAssemblyContract } from './assembly-contract.js';
+import {
+  type AssemblyReport,
+  OMISSION_REASONS,
+  type OmissionReason,
+  type OmittedCandidate,
+  type SelectedChunk,
+} from './assembly-report.js';
+import { textDigest } from './digest.js';
+import { chunkBlock, frameHead, frameTail } from './frame.js';
+import { type Shingles, shinglesOf, similarity } from './near-duplicate.js';
+import { type ExpectedEvidenceSource, type RerankEvidence, verifyRerankEvidence } from './rerank-evidence.js';
+import { loadTokenizer, type Tokenizer } from './tokenizer.js';
+
+export interface AssembleContextInput {
+  /** The exact query the evidence was made for (the normalized search query). */
+  query: string;
+  /** The ordered candidate set, in generator (coarse) order. */
+  candidates: readonly AssemblyCandidate[];
+  evidence: RerankEvidence;
+  /** Defaults fill every missing field. */
+  contract?: AssemblyContractInput;
+  /** Reject evidence from another policy or model than these. */
+  expect?: ExpectedEvidenceSource;
+}
+
+/** Loads the contract's tokenizer (once per process), then packs; see `packContext`. */
+export async function assembleContext(input: AssembleContextInput): Promise<AssemblyReport> {
+  const contract = parseAssemblyContract(input.contract);
+  const tokenizer = await loadTokenizer(contract.tokenizer);
+  return packContext({ ...input, contract }, tokenizer);
+}
+
+/**
+ * Context assembly under contract v1, with the tokenizer already loaded (it must be the contract's):
+ *
+ * 1. Validate the contract and the candidates; verify the evidence against the query and the ordered
+ *    candidates (RerankEvidenceError otherwise) and take its order.
+ * 2. Walk that order once. A candidate whose text repeats a chunk already chosen (same sha256, or
+ *    similarity at or above the near-duplicate threshold) is `duplicate_of` the first such chunk: its
+ *    content is in the context already, and a repeat would only pose as independent corroboration.
+ *    Otherwise it is omitted for `chunk_limit` when M chunks are chosen, `source_cap` when S chunks
+ *    of its source are, `token_budget` when its block does not fit in what is left of B (the walk
+ *    goes on: a later, shorter chunk may still fit); else it is chosen. Comparing with chosen chunks
+ *    only means a near copy of a chunk that did not fit can still carry its content.
+ * 3. Write the chosen chunks in the contract's ordering, inside the frame.
+ *
+ * Deterministic: the same input gives the same report, byte for byte. Ties in score order fall to the
+ * generator rank, and a duplicate points at the first chosen chunk it repeats.
+ */
+export function packContext(input: AssembleContextInput, tokenizer: Tokenizer): AssemblyReport {
+  const contract = parseAssemblyContract(input.contract);
+  if (tokenizer.id !== contract.tokenizer) {
+    throw new RangeError(`tokenizer ${tokenizer.id} given for a contract of ${contract.tokenizer}`);
+  }
+  const candidates = parseInput(assemblyCandidatesSchema, input.candidates, 'candidates');
+  const digests = candidates.map((candidate) => textDigest(candidate.text));
+  const bindings = candidates.map((candidate, index) => ({
+    entryId: candidate.entryId,
+    contentDigest: digests[index]!,
+  }));
+  const ordered = verifyRerankEvidence(input.query, bindings, input.evidence, input.expect);
+
+  const head = frameHead();
+  const tail = frameTail();
+  const frameTokens = tokenizer.count(head) + tokenizer.count(tail);
+  if (frameTokens > contract.tokenBudget) {
+    throw new ValidationError([
+      {
+        field: 'contract.tokenBudget',
+        rule: `must be at least the ${frameTokens} tokens the frame itself takes`,
+      },
+    ]);
+  }
+
+  const facts = (index: number) => {
+    const candidate = candidates[index]!;
+    return {
+      ref: index + 1,
+      memoryRef: { ...candidate.memoryRef },
+      entryId: candidate.entryId,
+      entryVersionId: candidate.entryVersionId,
+      source: candidate.source,
+      contentDigest: digests[index]!,
+      ...(ordered.scores ? { score: ordered.scores[index]! } : {}),
+    };
+  };
+
+  const chosen: (SelectedChunk & { block: string })[] = [];
+  const omitted: OmittedCandidate[] = [];
+  const perSource = new Map<string, number>();
+  const kept: { index: number; shingles: Shingles | undefined }[] = [];
+  const byDigest = new Map<string, number>();
+  const near = contract.duplicates.near;
+  let used = frameTokens;
+
+  for (const [position, index] of ordered.order.entries()) {
+    const candidate = candidates[index]!;
+    const evidenceRank = position + 1;
+    const block = chunkBlock(index + 1, candidate.source, candidate.text);
+    const tokens = tokenizer.count(block);
+    const omit = (reason: OmissionReason, extra: Partial<OmittedCandidate> = {}) =>
+      omitted.push({ ...facts(index), reason, evidenceRank, tokens, ...extra });
+
+    const exact = byDigest.get(digests[index]!);
+    if (exact !== undefined) {
+      omit('duplicate_of', { duplicateOf: candidates[exact]!.entryVersionId, duplicateMatch: 'exact' });
+      continue;
+    }
+    const shingles = near ? shinglesOf(candidate.text) : undefined;
+    const nearMatch = near ? firstSimilarKept(shingles!, kept, near.threshold) : undefined;
+    if (nearMatch) {
+      omit('duplicate_of', {
+        duplicateOf: candidates[nearMatch.index]!.entryVersionId,
+        duplicateMatch: 'near',
+        similarity: nearMatch.similarity,
+      });
+      continue;
+    }
+    const fromSource = perSource.get(candidate.source) ?? 0;
+    if (chosen.length >= contract.maxChunks) omit('chunk_limit');
+    else if (fromSource >= contract.perSourceCap) omit('source_cap');
+    else if (used + tokens > contract.tokenBudget) omit('token_budget');
+    else {
+      used += tokens;
+      perSource.set(candidate.source, fromSource + 1);
+      chosen.push({ ...facts(index), evidenceRank, tokens, block });
+      byDigest.set(digests[index]!, index);
+      kept.push({ index, shingles });
+    }
+  }
+  for (const index of ordered.notSelected) omitted.push({ ...facts(index), reason: 'not_selected' });
+
+  const written =
+    contract.ordering === 'generator_order' ? [...chosen].sort((a, b) => a.ref - b.ref) : chosen;
+  const context = head + written.map((chunk) => chunk.block).join('') + tail;
+  const totalTokens = tokenizer.count(context);
+  if (totalTokens !== used) {
+    // The frame is built so that piece counts add up (see frame.ts); a difference is a defect here.
+    throw new Error(`context assembly defect: ${totalTokens} tokens counted, ${used} accounted`);
+  }
+  const omissionCounts = Object.fromEntries(OMISSION_REASONS.map((reason) => [reason, 0])) as Record<
+    OmissionReason,
+    number
+  >;
+  for (const omission of omitted) omissionCounts[omission.reason] += 1;
+
+  return {
+    contract,
+    contractDigest: textDigest(JSON.stringify(contract)),
+    evidence: {
+      kind: ordered.kind,
+      policyId: input.evidence.policyId,
+      modelId: input.evidence.modelId,
+      queryDigest: input.evidence.queryDigest,
+      candidateSetDigest: input.evidence.candidateSetDigest,
+    },
+    selected: written.map(({ block: _block, ...chunk }) => chunk),
+    omitted,
+    omissionCounts,
+    totalTokens,
+    frameTokens,
+    context,
+  };
+}
+
+/** The first chosen chunk at or above the threshold, in choice order (stable: not the most similar one). */
+function firstSimilarKept(
+  shingles: Shingles,
+  kept: readonly { index: number; shingles: Shingles | undefined }[],
+  threshold: number,
+): { index: number; similarity: number } | undefined {
+  for (const earlier of kept) {
+    const value = similarity(shingles, earlier.shingles!);
+    if (value >= threshold) return { index: earlier.index, similarity: value };
+  }
+  return undefined;
+}
