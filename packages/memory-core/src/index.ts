@@ -1,5 +1,23 @@
 export { contentHash } from './domain/content-hash.js';
 export {
+  compareOrder,
+  type CurrentProjection,
+  contextWindows,
+  type EntryPosition,
+  type EntryPositionInput,
+  LEXICAL_PROJECTION_FAMILY,
+  type LexicalProjectionPolicy,
+  type LexicalProjectionState,
+  lexicalProjectionPolicy,
+  MAX_CONTEXT_DISTANCE,
+  PLAIN_LEXICAL_PROJECTION,
+  type PlannedProjection,
+  type ProjectionNeighbour,
+  planProjections,
+  sameContext,
+  type SourceMember,
+} from './domain/lexical-projection.js';
+export {
   ENTRY_TEXT_MAX_CHARS,
   type EntryState,
   type EntryTarget,
