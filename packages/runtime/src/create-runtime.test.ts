@@ -15,7 +15,8 @@ describe('createRuntime', () => {
       expect(runtime.capabilities()).toMatchObject({
         store: 'pglite',
         embeddingProfile: { id: 'powercontext.local-hash.v2@1024', dimension: 1024 },
-        retrievalPolicyId: 'powercontext.retrieval.rrf.v1',
+        retrievalPolicyId: 'powercontext.retrieval.rrf.v2',
+        lexicalProjectionId: 'powercontext.lexical.neighbours.v1(0.35,0.175)',
       });
       const memory = runtime.memory.forScope('project');
       const written = await memory.remember({

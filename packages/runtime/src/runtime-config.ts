@@ -31,6 +31,8 @@ export interface RuntimeConfig {
   };
   writeGate: { mode: 'disabled' | 'shadow' | 'advisory'; timeoutMs: number };
   writeMaxAttempts: number;
+  /** The coarse-path retrieval policy's parameters (RFC 0007). */
+  retrieval: { bm25: { k1: number; b: number; delta: number }; contextWeights: number[] };
 }
 
 const MODEL_SPEC = /^(openai|openai-compatible):.+$/;
@@ -110,6 +112,20 @@ const FIELDS = {
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS: number(0, 60_000, true).default(1_000),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS: number(1, 3_600_000, true).optional(),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS: number(1, 20, true).default(3),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS: z
+    .string()
+    .trim()
+    .regex(/^(none|(0(\.\d+)?|1(\.0+)?)(,(0(\.\d+)?|1(\.0+)?)){0,7})$/, {
+      error: 'must be none or 1-8 comma-separated weights in (0, 1], nearest neighbour first',
+    })
+    .refine((value) => value === 'none' || value.split(',').every((weight) => Number(weight) > 0), {
+      error: 'must be none or 1-8 comma-separated weights in (0, 1], nearest neighbour first',
+    })
+    .default('0.35,0.175')
+    .transform((value) => (value === 'none' ? [] : value.split(',').map(Number))),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1: number(0, 10, false).default(0.8),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B: number(0, 1, false).default(0),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA: number(0, 10, false).default(0.5),
 };
 
 const environmentSchema = z.object(FIELDS);
@@ -197,5 +213,13 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       timeoutMs: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_TIMEOUT_MS,
     },
     writeMaxAttempts: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS,
+    retrieval: {
+      bm25: {
+        k1: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1,
+        b: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B,
+        delta: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA,
+      },
+      contextWeights: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS,
+    },
   };
 }
