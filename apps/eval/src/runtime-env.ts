@@ -6,7 +6,7 @@ import type { EvalArgs, RerankPolicy } from './args.js';
  * Inference settings (models, base URL, API key, timeouts) and rerank tuning pass through from the
  * caller's environment; the database URL never does, so every run is embedded and fresh.
  */
-const PASSED_THROUGH = /^POWERCONTEXT_SERVER_(INFERENCE_|RUNTIME_MEMORY_RERANK_)/;
+const PASSED_THROUGH = /^POWERCONTEXT_SERVER_(INFERENCE_|RUNTIME_MEMORY_(RERANK_|LEXICAL_|BM25_))/;
 
 const RERANK_ENABLED = 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED';
 const RERANK_POLICY = 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY';
