@@ -5,7 +5,7 @@ import {
   type RetrievalPolicy,
 } from '@powercontext/memory-core';
 import { admitLexical, admitVector } from './admission.js';
-import { fuseReciprocalRank, RRF_K } from './reciprocal-rank-fusion.js';
+import { type ChannelWeights, EQUAL_CHANNEL_WEIGHTS, fuseReciprocalRank, RRF_K } from './reciprocal-rank-fusion.js';
 
 export const RRF_RETRIEVAL_POLICY_FAMILY = 'powercontext.retrieval.rrf.v2';
 
@@ -21,7 +21,7 @@ export const DEFAULT_BM25: Bm25Parameters = { k1: 0.8, b: 0, delta: 0.5 };
  */
 export const DEFAULT_CONTEXT_WEIGHTS: readonly number[] = [0.35, 0.175];
 
-const DEFAULT_PARAMETERS = `k1=${DEFAULT_BM25.k1},b=${DEFAULT_BM25.b},delta=${DEFAULT_BM25.delta};context=${DEFAULT_CONTEXT_WEIGHTS.join(',')};rrf_k=${RRF_K};fetch=4x32`;
+const DEFAULT_PARAMETERS = `k1=${DEFAULT_BM25.k1},b=${DEFAULT_BM25.b},delta=${DEFAULT_BM25.delta};context=${DEFAULT_CONTEXT_WEIGHTS.join(',')};rrf_k=${RRF_K};weights=1,1;fetch=4x32`;
 
 export interface RrfRetrievalPolicyOptions {
   /** Replaces the derived id; give a new one whenever any parameter changes. */
@@ -30,6 +30,11 @@ export interface RrfRetrievalPolicyOptions {
   /** Weights of neighbours at distance 1, 2, ... in the lexical projection; `[]` = no context. */
   contextWeights?: readonly number[];
   rrfK?: number;
+  /**
+   * Weight of each channel's reciprocal ranks (default 1 each, as RFC 0080). A weak embedder's channel
+   * can count less, so that it fills and breaks ties instead of displacing strong lexical matches.
+   */
+  channelWeights?: Partial<ChannelWeights>;
   /** Channel over-fetch: max(multiplier x coarse limit, floor). Defaults 4 and 32. */
   fetchMultiplier?: number;
   fetchFloor?: number;
@@ -51,9 +56,15 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
     options.contextWeights ?? DEFAULT_CONTEXT_WEIGHTS,
   );
   const k = options.rrfK ?? RRF_K;
+  const weights: ChannelWeights = { ...EQUAL_CHANNEL_WEIGHTS, ...options.channelWeights };
+  for (const [channel, weight] of Object.entries(weights)) {
+    if (!Number.isFinite(weight) || weight < 0 || weight > 1) {
+      throw new RangeError(`channelWeights.${channel} must be a number in [0, 1]`);
+    }
+  }
   const multiplier = options.fetchMultiplier ?? 4;
   const floor = options.fetchFloor ?? 32;
-  const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};fetch=${multiplier}x${floor}`;
+  const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};weights=${weights.fts},${weights.vector};fetch=${multiplier}x${floor}`;
   return {
     id: options.id ?? (parameters === DEFAULT_PARAMETERS ? RRF_RETRIEVAL_POLICY_FAMILY : `${RRF_RETRIEVAL_POLICY_FAMILY}(${parameters})`),
     bm25,
@@ -61,6 +72,6 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
     channelFetchLimit: (coarseLimit) => Math.max(multiplier * coarseLimit, floor),
     admitLexical,
     admitVector,
-    fuse: (channels, limit, toHit) => fuseReciprocalRank(channels, limit, toHit, k),
+    fuse: (channels, limit, toHit) => fuseReciprocalRank(channels, limit, toHit, k, weights),
   };
 }

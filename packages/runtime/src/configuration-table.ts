@@ -214,6 +214,14 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
       'Neighbour context of the lexical index: weights of the entries at distance 1, 2, ... in the same source (RFC 0007). A change needs `pnpm memory:reindex`.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT',
+    default: '0.1 with the local embedder, else 1',
+    range: '0..1',
+    origin: 'project extension',
+    description:
+      'Weight of the vector channel in Reciprocal Rank Fusion (the lexical channel counts 1). RFC 0080 counts both fully.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1',
     default: '0.8',
     range: '0..10',

@@ -32,8 +32,15 @@ export interface RuntimeConfig {
   writeGate: { mode: 'disabled' | 'shadow' | 'advisory'; timeoutMs: number };
   writeMaxAttempts: number;
   /** The coarse-path retrieval policy's parameters (RFC 0007). */
-  retrieval: { bm25: { k1: number; b: number; delta: number }; contextWeights: number[] };
+  retrieval: {
+    bm25: { k1: number; b: number; delta: number };
+    contextWeights: number[];
+    channelWeights: { fts: number; vector: number };
+  };
 }
+
+/** Default RRF weight of the vector channel with the local embedder, measured in RFC 0007. */
+export const LOCAL_EMBEDDER_VECTOR_WEIGHT = 0.1;
 
 const MODEL_SPEC = /^(openai|openai-compatible):.+$/;
 const MODEL_RULE = 'must be openai:<model> or openai-compatible:<model>';
@@ -123,6 +130,7 @@ const FIELDS = {
     })
     .default('0.35,0.175')
     .transform((value) => (value === 'none' ? [] : value.split(',').map(Number))),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT: number(0, 1, false).optional(),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1: number(0, 10, false).default(0.8),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B: number(0, 1, false).default(0),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA: number(0, 10, false).default(0.5),
@@ -220,6 +228,12 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
         delta: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA,
       },
       contextWeights: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS,
+      channelWeights: {
+        fts: 1,
+        // The local hash embedder mostly repeats what BM25 finds (RFC 0007): its ranks fill and break
+        // ties rather than displace lexical matches. A model embedder counts fully, as RFC 0080.
+        vector: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT ?? (model ? 1 : LOCAL_EMBEDDER_VECTOR_WEIGHT),
+      },
     },
   };
 }
