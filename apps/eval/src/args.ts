@@ -6,6 +6,8 @@ export type SearchMode = 'fts' | 'vector' | 'hybrid';
 export type UnitKind = 'turn' | 'observation';
 export type RerankPolicy = 'listwise' | 'decision';
 export type JudgePolicy = 'strict' | 'topical';
+/** Which lexical index projections to evaluate: the configured neighbour context, none, or both. */
+export type LexicalContextRuns = 'both' | 'on' | 'off';
 
 export const SEARCH_MODES: readonly SearchMode[] = ['fts', 'vector', 'hybrid'];
 /** The largest search limit the runtime accepts (SEARCH_LIMIT_MAX): the coarse curve's depth. */
@@ -29,6 +31,7 @@ export interface EvalArgs {
   answerModel?: string;
   judgeModel?: string;
   judgePolicy: JudgePolicy;
+  lexicalContext: LexicalContextRuns;
 }
 
 /** The repository root: apps/eval/{src,dist}/ are three levels below it. */
@@ -44,6 +47,7 @@ export const DEFAULT_ARGS: EvalArgs = {
   rerank: 'none',
   peers: false,
   judgePolicy: 'strict',
+  lexicalContext: 'both',
 };
 
 export const USAGE = `Usage: pnpm eval:locomo [options]
@@ -62,6 +66,8 @@ export const USAGE = `Usage: pnpm eval:locomo [options]
   --answer-model SPEC       answer stage model (not available in this build)
   --judge-model SPEC        answer stage judge model (not available in this build)
   --judge-policy POLICY     strict or topical (default strict)
+  --lexical-context RUNS    both (default): no-rerank runs with the configured neighbour context and without it,
+                            each over a store of its own; on: with it only; off: without it only
   --help                    print this help`;
 
 export { ArgsError };
@@ -160,6 +166,12 @@ export function parseArgs(argv: readonly string[]): EvalArgs | 'help' {
           throw new ArgsError(`--judge-policy accepts strict or topical, got "${value}"`);
         }
         args.judgePolicy = value;
+        break;
+      case '--lexical-context':
+        if (value !== 'both' && value !== 'on' && value !== 'off') {
+          throw new ArgsError(`--lexical-context accepts both, on or off, got "${value}"`);
+        }
+        args.lexicalContext = value;
         break;
       default:
         throw new ArgsError(`unknown option ${flag}`);

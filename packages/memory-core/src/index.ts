@@ -1,7 +1,7 @@
 export { contentHash } from './domain/content-hash.js';
 export {
-  compareOrder,
   type CurrentProjection,
+  compareOrder,
   contextWindows,
   type EntryPosition,
   type EntryPositionInput,
@@ -14,8 +14,8 @@ export {
   type PlannedProjection,
   type ProjectionNeighbour,
   planProjections,
-  sameContext,
   type SourceMember,
+  sameContext,
 } from './domain/lexical-projection.js';
 export {
   ENTRY_TEXT_MAX_CHARS,

@@ -1,5 +1,10 @@
 export { admitLexical, admitVector, requiredMatchedTerms } from './admission.js';
-export { type ChannelWeights, EQUAL_CHANNEL_WEIGHTS, fuseReciprocalRank, RRF_K } from './reciprocal-rank-fusion.js';
+export {
+  type ChannelWeights,
+  EQUAL_CHANNEL_WEIGHTS,
+  fuseReciprocalRank,
+  RRF_K,
+} from './reciprocal-rank-fusion.js';
 export {
   createRrfRetrievalPolicy,
   DEFAULT_BM25,

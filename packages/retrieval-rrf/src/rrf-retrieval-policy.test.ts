@@ -11,7 +11,9 @@ describe('createRrfRetrievalPolicy', () => {
       contextWeights: [0.35, 0.175],
     });
     const plain = createRrfRetrievalPolicy({ contextWeights: [] });
-    expect(plain.id).toBe(`${RRF_RETRIEVAL_POLICY_FAMILY}(k1=0.8,b=0,delta=0.5;context=;rrf_k=60;weights=1,1;fetch=4x32)`);
+    expect(plain.id).toBe(
+      `${RRF_RETRIEVAL_POLICY_FAMILY}(k1=0.8,b=0,delta=0.5;context=;rrf_k=60;weights=1,1;fetch=4x32)`,
+    );
     expect(plain.lexicalProjection.id).toBe('powercontext.lexical.neighbours.v1()');
     expect(createRrfRetrievalPolicy({ bm25: { b: 0.75 } }).id).toContain('b=0.75');
     expect(createRrfRetrievalPolicy({ channelWeights: { vector: 0.1 } }).id).toContain('weights=1,0.1');
@@ -22,7 +24,9 @@ describe('createRrfRetrievalPolicy', () => {
     expect(() => createRrfRetrievalPolicy({ bm25: { k1: -1 } })).toThrow('bm25.k1');
     expect(() => createRrfRetrievalPolicy({ bm25: { b: 2 } })).toThrow('bm25.b');
     expect(() => createRrfRetrievalPolicy({ contextWeights: [0] })).toThrow('contextWeights');
-    expect(() => createRrfRetrievalPolicy({ channelWeights: { vector: 2 } })).toThrow('channelWeights.vector');
+    expect(() => createRrfRetrievalPolicy({ channelWeights: { vector: 2 } })).toThrow(
+      'channelWeights.vector',
+    );
     expect(() => createRrfRetrievalPolicy({ contextWeights: Array(9).fill(0.1) })).toThrow('at most 8');
   });
 });

@@ -5,7 +5,12 @@ import {
   type RetrievalPolicy,
 } from '@powercontext/memory-core';
 import { admitLexical, admitVector } from './admission.js';
-import { type ChannelWeights, EQUAL_CHANNEL_WEIGHTS, fuseReciprocalRank, RRF_K } from './reciprocal-rank-fusion.js';
+import {
+  type ChannelWeights,
+  EQUAL_CHANNEL_WEIGHTS,
+  fuseReciprocalRank,
+  RRF_K,
+} from './reciprocal-rank-fusion.js';
 
 export const RRF_RETRIEVAL_POLICY_FAMILY = 'powercontext.retrieval.rrf.v2';
 
@@ -49,7 +54,8 @@ export interface RrfRetrievalPolicyOptions {
 export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}): RetrievalPolicy {
   const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
   for (const [name, value] of Object.entries(bm25)) {
-    if (!Number.isFinite(value) || value < 0) throw new RangeError(`bm25.${name} must be a finite number >= 0`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new RangeError(`bm25.${name} must be a finite number >= 0`);
   }
   if (bm25.b > 1) throw new RangeError('bm25.b must be at most 1');
   const lexicalProjection: LexicalProjectionPolicy = lexicalProjectionPolicy(
@@ -66,7 +72,11 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
   const floor = options.fetchFloor ?? 32;
   const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};weights=${weights.fts},${weights.vector};fetch=${multiplier}x${floor}`;
   return {
-    id: options.id ?? (parameters === DEFAULT_PARAMETERS ? RRF_RETRIEVAL_POLICY_FAMILY : `${RRF_RETRIEVAL_POLICY_FAMILY}(${parameters})`),
+    id:
+      options.id ??
+      (parameters === DEFAULT_PARAMETERS
+        ? RRF_RETRIEVAL_POLICY_FAMILY
+        : `${RRF_RETRIEVAL_POLICY_FAMILY}(${parameters})`),
     bm25,
     lexicalProjection,
     channelFetchLimit: (coarseLimit) => Math.max(multiplier * coarseLimit, floor),

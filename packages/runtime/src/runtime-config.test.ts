@@ -86,8 +86,8 @@ describe('loadRuntimeConfig', () => {
     };
     expect(loadRuntimeConfig(withModel).retrieval.channelWeights).toEqual({ fts: 1, vector: 1 });
     expect(
-      loadRuntimeConfig({ ...withModel, POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT: '0.5' }).retrieval
-        .channelWeights,
+      loadRuntimeConfig({ ...withModel, POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT: '0.5' })
+        .retrieval.channelWeights,
     ).toEqual({ fts: 1, vector: 0.5 });
     expect(
       loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS: 'none' }).retrieval

@@ -232,7 +232,9 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
         fts: 1,
         // The local hash embedder mostly repeats what BM25 finds (RFC 0007): its ranks fill and break
         // ties rather than displace lexical matches. A model embedder counts fully, as RFC 0080.
-        vector: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT ?? (model ? 1 : LOCAL_EMBEDDER_VECTOR_WEIGHT),
+        vector:
+          e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT ??
+          (model ? 1 : LOCAL_EMBEDDER_VECTOR_WEIGHT),
       },
     },
   };

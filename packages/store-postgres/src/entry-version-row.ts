@@ -48,7 +48,10 @@ export function toEntryVersion(row: EntryVersionRow): EntryVersion {
 /** A float8[] as the driver returns it: parsed already (pg), or in PostgreSQL's text form. */
 export function parseOrder(value: number[] | string): number[] {
   if (Array.isArray(value)) return value.map(Number);
-  return value.replace(/^\{|\}$/g, '').split(',').map(Number);
+  return value
+    .replace(/^\{|\}$/g, '')
+    .split(',')
+    .map(Number);
 }
 
 function parseJson(value: unknown): unknown {

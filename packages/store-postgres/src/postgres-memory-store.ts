@@ -15,8 +15,8 @@ import {
   type MemoryWriteTransaction,
   type NewEntryVersion,
   type PlannedProjection,
-  planProjections,
   type ProjectionNeighbour,
+  planProjections,
   type RevisionChange,
   RevisionConflictError,
   type RevisionOperation,
@@ -29,8 +29,8 @@ import {
   ENTRY_VERSION_COLUMNS,
   type EntryVersionRow,
   liveAt,
-  parseOrder as toEntryVersionOrder,
   toEntryVersion,
+  parseOrder as toEntryVersionOrder,
   visibleAt,
 } from './entry-version-row.js';
 import { guardStoreErrors } from './store-errors.js';
@@ -318,7 +318,11 @@ export class PostgresMemoryStore implements MemoryStore {
     });
   }
 
-  lexicalProjectionState(scopeId: string, revision: number, policyId: string): Promise<LexicalProjectionState> {
+  lexicalProjectionState(
+    scopeId: string,
+    revision: number,
+    policyId: string,
+  ): Promise<LexicalProjectionState> {
     return guardStoreErrors(async () => {
       const { rows } = await sql<{ stale: number }>`
         SELECT count(*)::int AS stale FROM pc_entry_versions v

@@ -158,7 +158,8 @@ export function planProjections(input: {
     planned.push({ entryVersionId, context });
   };
   for (const members of input.sources.values()) {
-    for (const [entryVersionId, context] of contextWindows(members, input.policy)) consider(entryVersionId, context);
+    for (const [entryVersionId, context] of contextWindows(members, input.policy))
+      consider(entryVersionId, context);
   }
   for (const entryVersionId of input.unpositioned) consider(entryVersionId, []);
   return planned;

@@ -138,7 +138,11 @@ export interface MemoryStore {
   /** Records the profile and builds its vector index; idempotent, called once at start-up. */
   prepareEmbeddingProfile(profile: EmbeddingProfile): Promise<void>;
   /** How many active entries at `revision` are projected by a policy other than `policyId`. */
-  lexicalProjectionState(scopeId: string, revision: number, policyId: string): Promise<LexicalProjectionState>;
+  lexicalProjectionState(
+    scopeId: string,
+    revision: number,
+    policyId: string,
+  ): Promise<LexicalProjectionState>;
   /**
    * Re-projects every active entry at the head whose projection differs from what `projection`
    * gives (another policy, or a context that no longer matches), without a new revision: the

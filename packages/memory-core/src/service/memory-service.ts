@@ -181,7 +181,8 @@ export class MemoryService {
         created.push(version);
         results.push({ entryId: version.entryId, entryVersionId: version.entryVersionId, status: 'created' });
       });
-      const memory = created.length > 0 ? (await tx.appendRevision('remember', created, this.#projection)).memory : head;
+      const memory =
+        created.length > 0 ? (await tx.appendRevision('remember', created, this.#projection)).memory : head;
       if (!memory) throw new Error('unreachable: duplicates found in a scope that was never written');
       return { memory, entries: results };
     });

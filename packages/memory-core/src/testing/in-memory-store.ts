@@ -60,7 +60,8 @@ const liveAt = (stored: StoredVersion, revision: number) =>
   (stored.supersededAt === undefined || stored.supersededAt > revision);
 
 const projectionLiveAt = (projection: StoredProjection, revision: number) =>
-  projection.from <= revision && (projection.supersededAt === undefined || projection.supersededAt > revision);
+  projection.from <= revision &&
+  (projection.supersededAt === undefined || projection.supersededAt > revision);
 
 /**
  * A complete MemoryStore in process memory, for tests and examples. It passes the same contract
@@ -125,12 +126,7 @@ export class InMemoryMemoryStore implements MemoryStore {
     });
   }
 
-  #apply(
-    scopeId: string,
-    memory: StoredMemory | undefined,
-    pending: PendingRevision,
-    createdAt: string,
-  ) {
+  #apply(scopeId: string, memory: StoredMemory | undefined, pending: PendingRevision, createdAt: string) {
     const target = memory ?? { ref: pending.ref, versions: [], projections: [] };
     const revision = pending.ref.revision;
     for (const version of pending.versions) {
@@ -140,7 +136,10 @@ export class InMemoryMemoryStore implements MemoryStore {
         );
         if (previous) previous.supersededAt = revision;
         for (const projection of target.projections) {
-          if (projection.entryVersionId === version.previousVersionId && projection.supersededAt === undefined)
+          if (
+            projection.entryVersionId === version.previousVersionId &&
+            projection.supersededAt === undefined
+          )
             projection.supersededAt = revision;
         }
       }
@@ -184,7 +183,11 @@ export class InMemoryMemoryStore implements MemoryStore {
       if (!position || !sourceIds.has(position.sourceId)) continue;
       if (stored.version.state !== 'active' || !liveAt(stored, memory.ref.revision)) continue;
       const members = sources.get(position.sourceId) ?? [];
-      members.push({ entryId: stored.version.entryId, entryVersionId: stored.version.entryVersionId, order: position.order });
+      members.push({
+        entryId: stored.version.entryId,
+        entryVersionId: stored.version.entryVersionId,
+        order: position.order,
+      });
       sources.set(position.sourceId, members);
     }
     return planProjections({
@@ -196,7 +199,11 @@ export class InMemoryMemoryStore implements MemoryStore {
     });
   }
 
-  async lexicalProjectionState(scopeId: string, revision: number, policyId: string): Promise<LexicalProjectionState> {
+  async lexicalProjectionState(
+    scopeId: string,
+    revision: number,
+    policyId: string,
+  ): Promise<LexicalProjectionState> {
     const memory = this.#memories.get(scopeId);
     const stale = this.#live(scopeId, revision).filter((stored) => {
       if (stored.version.state !== 'active') return false;
@@ -213,7 +220,9 @@ export class InMemoryMemoryStore implements MemoryStore {
       const memory = this.#memories.get(scopeId);
       if (!memory) return 0;
       const active = this.#live(scopeId, memory.ref.revision).filter((s) => s.version.state === 'active');
-      const sourceIds = new Set(active.flatMap((s) => (s.version.position ? [s.version.position.sourceId] : [])));
+      const sourceIds = new Set(
+        active.flatMap((s) => (s.version.position ? [s.version.position.sourceId] : [])),
+      );
       const unpositioned = active.filter((s) => !s.version.position).map((s) => s.version.entryVersionId);
       const planned = this.#plan(memory, projection, sourceIds, unpositioned);
       // Computed before any is replaced, then swapped in place: the rebuilt projection keeps the
@@ -284,7 +293,9 @@ export class InMemoryMemoryStore implements MemoryStore {
       .filter((stored) => stored.version.state === 'active')
       .flatMap((stored) => {
         const projection = projections.find((p) => p.entryVersionId === stored.version.entryVersionId);
-        return projection ? [{ version: stored.version, terms: projection.terms, length: projection.length }] : [];
+        return projection
+          ? [{ version: stored.version, terms: projection.terms, length: projection.length }]
+          : [];
       });
     const count = live.length;
     const averageLength = count === 0 ? 0 : live.reduce((sum, stored) => sum + stored.length, 0) / count;

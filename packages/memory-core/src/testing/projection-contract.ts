@@ -54,7 +54,13 @@ export function describeLexicalProjectionContract(getStore: () => MemoryStore) {
     async function scores(scopeId: string, word: string, revision?: number) {
       const store = getStore();
       const at = revision ?? (await store.head(scopeId))!.revision;
-      const { candidates } = await store.lexicalSearch({ scopeId, revision: at, query: word, limit: 50, bm25: BM25 });
+      const { candidates } = await store.lexicalSearch({
+        scopeId,
+        revision: at,
+        query: word,
+        limit: 50,
+        bm25: BM25,
+      });
       return new Map(candidates.map((c) => [c.version.entryId, c.score]));
     }
 
@@ -85,7 +91,9 @@ export function describeLexicalProjectionContract(getStore: () => MemoryStore) {
     it('orders a source by the order key, not by insertion time, and keeps sources apart', async () => {
       const service = serviceWith(lexicalProjectionPolicy([0.5]));
       const scopeId = `projection-${randomUUID()}`;
-      const [ten] = await rememberAt(service, scopeId, [{ text: WORDS[0]!, position: { sourceId: 's', order: [1, 10] } }]);
+      const [ten] = await rememberAt(service, scopeId, [
+        { text: WORDS[0]!, position: { sourceId: 's', order: [1, 10] } },
+      ]);
       const [thirty] = await rememberAt(service, scopeId, [
         { text: WORDS[1]!, position: { sourceId: 's', order: [1, 30] } },
       ]);
@@ -109,7 +117,9 @@ export function describeLexicalProjectionContract(getStore: () => MemoryStore) {
         { text: WORDS[2]!, position: { sourceId: 's', order: 3 } },
       ]);
       const before = (await getStore().head(scopeId))!.revision;
-      const [second] = await rememberAt(service, scopeId, [{ text: WORDS[1]!, position: { sourceId: 's', order: 2 } }]);
+      const [second] = await rememberAt(service, scopeId, [
+        { text: WORDS[1]!, position: { sourceId: 's', order: 2 } },
+      ]);
       const now = await scores(scopeId, WORDS[2]!);
       expect(now.get(third!)).toBeCloseTo(singleTermScore(1, 3), 10);
       expect(now.get(second!)).toBeCloseTo(singleTermScore(0.35, 3), 10);
@@ -174,7 +184,11 @@ export function describeLexicalProjectionContract(getStore: () => MemoryStore) {
       expect([...(await scores(scopeId, WORDS[1]!)).keys()]).toEqual([ids[1]]);
       const head = (await getStore().head(scopeId))!.revision;
       const contextual = serviceWith(CONTEXT);
-      expect(await contextual.lexicalIndexState(scopeId)).toEqual({ policyId: CONTEXT.id, stale: 4, complete: false });
+      expect(await contextual.lexicalIndexState(scopeId)).toEqual({
+        policyId: CONTEXT.id,
+        stale: 4,
+        complete: false,
+      });
       expect(await plain.lexicalIndexState(scopeId)).toEqual({
         policyId: PLAIN_LEXICAL_PROJECTION.id,
         stale: 0,

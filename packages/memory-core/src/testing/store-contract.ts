@@ -243,7 +243,9 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       const scopeId = scope();
       await service.remember(scopeId, { entries: [{ text: 'base' }] });
       await expect(
-        store.write(scopeId, 0, async (tx) => tx.appendRevision('remember', [newVersion('stale write')], PLAIN_LEXICAL_PROJECTION)),
+        store.write(scopeId, 0, async (tx) =>
+          tx.appendRevision('remember', [newVersion('stale write')], PLAIN_LEXICAL_PROJECTION),
+        ),
       ).rejects.toMatchObject({ code: 'revision_conflict', retryable: true });
       expect((await store.head(scopeId))?.revision).toBe(1);
       expect((await service.list(scopeId, {})).entries.map((e) => e.text)).toEqual(['base']);
