@@ -6,6 +6,8 @@ export type SearchMode = 'fts' | 'vector' | 'hybrid';
 export type UnitKind = 'turn' | 'observation';
 export type RerankPolicy = 'listwise' | 'decision';
 export type JudgePolicy = 'strict' | 'topical';
+/** Which lexical index projections to evaluate: the configured neighbour context, none, or both. */
+export type LexicalContextRuns = 'both' | 'on' | 'off';
 
 export const SEARCH_MODES: readonly SearchMode[] = ['fts', 'vector', 'hybrid'];
 /** The largest search limit the runtime accepts (SEARCH_LIMIT_MAX): the coarse curve's depth. */
@@ -31,6 +33,7 @@ export interface EvalArgs {
   judgePolicy: JudgePolicy;
   /** Token budget B of context assembly; when set, every measured powercontext run reports assembly retention. */
   assemblyBudget?: number;
+  lexicalContext: LexicalContextRuns;
 }
 
 /** The repository root: apps/eval/{src,dist}/ are three levels below it. */
@@ -46,6 +49,7 @@ export const DEFAULT_ARGS: EvalArgs = {
   rerank: 'none',
   peers: false,
   judgePolicy: 'strict',
+  lexicalContext: 'both',
 };
 
 export const USAGE = `Usage: pnpm eval:locomo [options]
@@ -66,6 +70,8 @@ export const USAGE = `Usage: pnpm eval:locomo [options]
   --judge-policy POLICY     strict or topical (default strict)
   --assembly-budget TOKENS  pack each question's final hits into a context of at most TOKENS (o200k_base) and report
                             assembly retention per run (default: no assembly)
+  --lexical-context RUNS    both (default): no-rerank runs with the configured neighbour context and without it,
+                            each over a store of its own; on: with it only; off: without it only
   --help                    print this help`;
 
 export { ArgsError };
@@ -170,6 +176,12 @@ export function parseArgs(argv: readonly string[]): EvalArgs | 'help' {
           throw new ArgsError(`--assembly-budget must be an integer within 1..1000000, got "${value}"`);
         }
         args.assemblyBudget = Number(value);
+        break;
+      case '--lexical-context':
+        if (value !== 'both' && value !== 'on' && value !== 'off') {
+          throw new ArgsError(`--lexical-context accepts both, on or off, got "${value}"`);
+        }
+        args.lexicalContext = value;
         break;
       default:
         throw new ArgsError(`unknown option ${flag}`);

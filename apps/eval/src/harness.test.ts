@@ -50,19 +50,19 @@ describe('runLocomoEval on a tiny fixture conversation (in-process runtime, temp
     expect(JSON.stringify(written)).not.toContain('null');
   });
 
-  it('reports a plain and an oracle run per mode, and the rerank runs as not measured', () => {
+  it('reports a plain and an oracle run per mode with and without neighbour context, and the rerank runs as not measured', () => {
     const runs = outcome.summary.runs;
-    expect(runs.map((run) => `${run.system}/${run.mode}/${run.rerank}/${run.measured}`)).toEqual([
-      'powercontext/fts/none/true',
-      'powercontext/fts/listwise/false',
-      'oracle/fts/oracle/true',
-      'powercontext/vector/none/true',
-      'powercontext/vector/listwise/false',
-      'oracle/vector/oracle/true',
-      'powercontext/hybrid/none/true',
-      'powercontext/hybrid/listwise/false',
-      'oracle/hybrid/oracle/true',
-    ]);
+    const key = (run: (typeof runs)[number]) =>
+      `${run.system}/${run.mode}/${run.rerank}/${run.measured}/${run.lexical_context ?? '-'}`;
+    expect(runs.map(key)).toEqual(
+      ['fts', 'vector', 'hybrid'].flatMap((mode) => [
+        `powercontext/${mode}/none/true/0.35,0.175`,
+        `powercontext/${mode}/listwise/false/-`,
+        `oracle/${mode}/oracle/true/0.35,0.175`,
+        `powercontext/${mode}/none/true/none`,
+        `oracle/${mode}/oracle/true/none`,
+      ]),
+    );
     const notMeasured = runs.find((run) => !run.measured)!;
     expect(Object.keys(notMeasured).sort()).toEqual(
       ['final_k', 'measured', 'mode', 'reason', 'rerank', 'system', 'top_k', 'unit'].sort(),
@@ -120,6 +120,7 @@ describe('runLocomoEval on a tiny fixture conversation (in-process runtime, temp
         unit: 'observation',
         modes: ['fts'],
         rerank: 'none',
+        lexicalContext: 'on',
         out: path.join(dir, 'out-observation'),
       },
       { env: {}, stream: silent },
@@ -129,6 +130,8 @@ describe('runLocomoEval on a tiny fixture conversation (in-process runtime, temp
       units: 4,
       unresolved_observation_ids: 1,
     });
+    // --lexical-context on: one store, with the configured neighbour context only.
+    expect(observation.summary.runs.map((run) => run.lexical_context)).toEqual(['0.35,0.175', '0.35,0.175']);
     const fts = observation.summary.runs[0]!;
     expect(fts).toMatchObject({ system: 'powercontext', unit: 'observation', measured: true });
     const vase = observation.questions.find((question) => question.qa_index === 0)!;

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createProgressBar } from '@powercontext/cli-support';
-import { createRuntime } from '@powercontext/runtime';
+import { createRuntime, type Runtime } from '@powercontext/runtime';
 import { COARSE_DEPTH, type EvalArgs, REPO_ROOT, type SearchMode } from './args.js';
 import { describe, type EvalContext, type QuestionRecord, record, warn } from './eval-context.js';
 import { type IngestedConversation, ingestConversation, REMEMBER_BATCH_SIZE } from './ingest.js';
@@ -10,9 +10,9 @@ import { buildConversation, type Category, type EvalConversation, readLocomoFile
 import { RECALL_KS } from './metrics.js';
 import { loadRecallPlot, type RecallCurve } from './optional-modules.js';
 import { runPeers } from './peer-runs.js';
-import { coarseMode, rerankRuns } from './powercontext-runs.js';
+import { coarseMode, lexicalContextOf, rerankRuns } from './powercontext-runs.js';
 import { runLabel } from './run-accumulator.js';
-import { coarseRuntimeEnv, type RuntimeEnv } from './runtime-env.js';
+import { coarseRuntimeEnv, LEXICAL_CONTEXT_WEIGHTS, type RuntimeEnv } from './runtime-env.js';
 import { REFERENCE_ROWS, summaryMarkdown } from './summary-markdown.js';
 import { type RunJson, type Summary, validateSummary } from './summary-schema.js';
 
@@ -99,42 +99,48 @@ export async function runLocomoEval(args: EvalArgs, options: HarnessOptions = {}
   let failed = false;
   let runtimeInfo: { embedder: string; policy: string } | undefined;
   let mergedByRuntime = 0;
+  const scratchDirs: string[] = [];
   try {
-    const runtime = await createRuntime({ env: coarseRuntimeEnv(env, dataDir, args) });
-    const ingested: IngestedConversation[] = [];
-    try {
-      const capabilities = runtime.capabilities();
-      runtimeInfo = { embedder: capabilities.embeddingProfile.id, policy: capabilities.retrievalPolicyId };
-      const totalUnits = conversations.reduce((total, item) => total + item.units.length, 0);
-      const bar = createProgressBar(`remember ${args.unit} units`, totalUnits, stream);
-      let remembered = 0;
-      bar.update(0);
-      for (const conversation of conversations) {
-        ingested.push(
-          await ingestConversation(
-            runtime,
-            conversation,
-            args.unit,
-            (count) => {
-              remembered += count;
-              bar.update(remembered);
-            },
-            () => mergedByRuntime++,
-          ),
-        );
+    // The primary store (the configured neighbour context, or none with --lexical-context off) serves
+    // the rerank runs too; the comparison store without context gets a data dir of its own.
+    const variants = args.lexicalContext === 'both' ? (['on', 'off'] as const) : [args.lexicalContext];
+    let ingested: IngestedConversation[] = [];
+    let primaryContext: string | undefined;
+    for (const [index, variant] of variants.entries()) {
+      const primary = index === 0;
+      const dir = primary ? dataDir : await mkdtemp(path.join(os.tmpdir(), 'pc-eval-locomo-'));
+      if (!primary) scratchDirs.push(dir);
+      const variantEnv = coarseRuntimeEnv(env, dir, args);
+      if (variant === 'off') variantEnv[LEXICAL_CONTEXT_WEIGHTS] = 'none';
+      const runtime = await createRuntime({ env: variantEnv });
+      try {
+        // With the configured context already none there is nothing to compare against.
+        if (!primary && lexicalContextOf(runtime) === primaryContext) break;
+        primaryContext ??= lexicalContextOf(runtime);
+        const capabilities = runtime.capabilities();
+        if (primary) {
+          runtimeInfo = {
+            embedder: capabilities.embeddingProfile.id,
+            policy: capabilities.retrievalPolicyId,
+          };
+        }
+        const stored = await ingestAll(runtime, conversations, args, stream, () => {
+          if (primary) mergedByRuntime++;
+        });
+        if (primary) ingested = stored;
+        for (const mode of args.modes) {
+          const { plain, oracle } = await coarseMode(context, runtime, stored, mode, primary);
+          runs.push(plain, oracle);
+        }
+      } finally {
+        await runtime.close();
       }
-      for (const mode of args.modes) {
-        const { plain, oracle } = await coarseMode(context, runtime, ingested, mode);
-        runs.push(plain, oracle);
-      }
-    } finally {
-      await runtime.close();
     }
     const rerank = await rerankRuns(context, ingested, dataDir, env);
     runs.push(...rerank.runs);
     failed ||= rerank.failed;
   } finally {
-    await rm(dataDir, { recursive: true, force: true });
+    for (const dir of [dataDir, ...scratchDirs]) await rm(dir, { recursive: true, force: true });
   }
   if (mergedByRuntime > 0)
     warn(context, `${mergedByRuntime} units were stored as duplicates of an earlier unit`);
@@ -208,10 +214,42 @@ export async function runLocomoEval(args: EvalArgs, options: HarnessOptions = {}
   return { summary, markdown, files, questions, warnings: context.warnings, failed };
 }
 
-/** powercontext runs per mode (no rerank, rerank, oracle), then peers. */
+/** powercontext runs per mode (no rerank, rerank, oracle; with context before without), then peers. */
 function runOrder(run: RunJson, args: EvalArgs): number {
   const system = run.system === 'powercontext' || run.system === 'oracle' ? 0 : 1;
   const mode = Math.max(0, args.modes.indexOf(run.mode as SearchMode));
   const rerank = run.rerank === 'none' ? 0 : run.rerank === 'oracle' ? 2 : 1;
-  return system * 100 + mode * 10 + rerank;
+  const context = run.lexical_context === 'none' && args.lexicalContext === 'both' ? 3 : 0;
+  return system * 1000 + mode * 10 + context + rerank;
+}
+
+/** Remembers every conversation in a scope of its own, with one progress bar. */
+async function ingestAll(
+  runtime: Runtime,
+  conversations: readonly EvalConversation[],
+  args: EvalArgs,
+  stream: NodeJS.WriteStream,
+  onDuplicate: () => void,
+): Promise<IngestedConversation[]> {
+  const totalUnits = conversations.reduce((total, item) => total + item.units.length, 0);
+  const context = lexicalContextOf(runtime);
+  const bar = createProgressBar(`remember ${args.unit} units (context ${context})`, totalUnits, stream);
+  let remembered = 0;
+  bar.update(0);
+  const ingested: IngestedConversation[] = [];
+  for (const conversation of conversations) {
+    ingested.push(
+      await ingestConversation(
+        runtime,
+        conversation,
+        args.unit,
+        (count) => {
+          remembered += count;
+          bar.update(remembered);
+        },
+        onDuplicate,
+      ),
+    );
+  }
+  return ingested;
 }

@@ -32,6 +32,7 @@ export function unitEntry(conversationId: string, unit: EvalUnit, kind: UnitKind
     text: unit.text,
     kind,
     sources: sources.length > 0 ? sources : [{ sourceId: conversationId }],
+    ...(unit.position ? { position: unit.position } : {}),
     metadata: unit.sessionDate ? { session_date: unit.sessionDate } : {},
   };
 }

@@ -12,8 +12,11 @@ describe('buildConversation', () => {
       unitId: 'D1:3',
       text: 'Alice: Amazing. I saw the northern lights over the glacier lagoon. [image: a photo of green lights in the night sky]',
       turnIds: ['D1:3'],
+      position: { sourceId: 'session_1', order: [2] },
       sessionDate: '1:00 pm on 1 May, 2023',
     });
+    // Each session is a source of its own, its turns in their listed order.
+    expect(conversation.units[6]!.position).toEqual({ sourceId: 'session_2', order: [0] });
     expect(conversation.units[6]!.sessionDate).toBe('3:00 pm on 20 May, 2023');
   });
 

@@ -168,6 +168,7 @@ function observationUnits(raw: LocomoConversation, turnIds: ReadonlySet<string>,
           unitId: `O${session}:${index}`,
           text,
           turnIds: evidence.ids,
+          position: { sourceId: `session_${session}`, order: [index] },
           ...(date ? { sessionDate: date } : {}),
         });
       }
@@ -191,12 +192,19 @@ export function buildConversation(
   let built: EvalUnit[];
   let unresolvedObservationIds: string[] = [];
   if (unit === 'turn') {
-    built = turns.map((turn) => ({
-      unitId: turn.id,
-      text: turnText(turn),
-      turnIds: [turn.id],
-      ...(turn.sessionDate ? { sessionDate: turn.sessionDate } : {}),
-    }));
+    // A turn's position: its session, and its place in the session's list of turns.
+    const placeInSession = new Map<number, number>();
+    built = turns.map((turn) => {
+      const place = placeInSession.get(turn.session) ?? 0;
+      placeInSession.set(turn.session, place + 1);
+      return {
+        unitId: turn.id,
+        text: turnText(turn),
+        turnIds: [turn.id],
+        position: { sourceId: `session_${turn.session}`, order: [place] },
+        ...(turn.sessionDate ? { sessionDate: turn.sessionDate } : {}),
+      };
+    });
   } else {
     const observations = observationUnits(raw, turnIds, dates);
     built = observations.units;

@@ -17,6 +17,8 @@ export interface EvalUnit {
   turnIds: string[];
   /** Session date of the unit's session, as given by the dataset. */
   sessionDate?: string;
+  /** The unit's place in its session (session id + order), given to the runtime as the entry position. */
+  position?: { sourceId: string; order: number[] };
 }
 
 /** One peer hit, best first. */

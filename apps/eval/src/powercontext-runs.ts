@@ -40,6 +40,7 @@ export function identity(
   system: RunIdentity['system'],
   mode: string,
   rerank: RunIdentity['rerank'],
+  lexicalContext?: string,
 ) {
   return {
     system,
@@ -48,6 +49,7 @@ export function identity(
     rerank,
     top_k: args.topK,
     final_k: args.finalK,
+    ...(lexicalContext === undefined ? {} : { lexical_context: lexicalContext }),
   } satisfies RunIdentity;
 }
 
@@ -82,26 +84,37 @@ function assemblyStep(args: EvalArgs) {
   };
 }
 
-/** The coarse path of one mode: the final search, the limit-50 curve, the top-k pool and the oracle. */
+/** The neighbour context a runtime indexes with, as runs report it: the weights, or "none". */
+export function lexicalContextOf(runtime: Runtime): string {
+  const weights = runtime.config.retrieval.contextWeights;
+  return weights.length === 0 ? 'none' : weights.join(',');
+}
+
+/**
+ * The coarse path of one mode: the final search, the limit-50 curve, the top-k pool and the oracle.
+ * The primary store's pools are kept for the rerank runs to compare against.
+ */
 export async function coarseMode(
   context: EvalContext,
   runtime: Runtime,
   ingested: IngestedConversation[],
   mode: SearchMode,
+  primary = true,
 ) {
   const { args } = context;
+  const lexicalContext = lexicalContextOf(runtime);
   const plain = new RunAccumulator(
-    identity(args, 'powercontext', mode, 'none'),
+    identity(args, 'powercontext', mode, 'none', lexicalContext),
     `final: search with limit ${args.finalK}; coarse: one search with limit ${COARSE_DEPTH}`,
   );
   const oracle = new RunAccumulator(
-    identity(args, 'oracle', mode, 'oracle'),
+    identity(args, 'oracle', mode, 'oracle', lexicalContext),
     `final: the best order of the pool of a search with limit ${poolLimitOf(args)} (greedy cover of the evidence); coarse: that pool in fused order`,
   );
   const pools = new Map<EvalQuestion, string[]>();
   const assembly = assemblyStep(args);
   const total = ingested.reduce((sum, item) => sum + item.conversation.questions.length, 0);
-  const bar = createProgressBar(`powercontext ${mode} search`, total, context.stream);
+  const bar = createProgressBar(`${plain.label} search`, total, context.stream);
   let done = 0;
   bar.update(0);
   for (const item of ingested) {
@@ -127,11 +140,11 @@ export async function coarseMode(
       const oracleFinal = questionMetrics(best, target, args.finalK);
       const oracleCoarse = questionMetrics(poolCoverage, target, poolLimit);
       oracle.add(question.category, oracleFinal, oracleCoarse);
-      record(context, question, `oracle ${mode}`, oracleFinal, oracleCoarse);
+      record(context, question, oracle.label, oracleFinal, oracleCoarse);
       bar.update(++done);
     }
   }
-  context.pools.set(mode, pools);
+  if (primary) context.pools.set(mode, pools);
   const plainRun = plain.build();
   return { plain: assembly ? assembly.finish(plainRun) : plainRun, oracle: oracle.build() };
 }
@@ -151,7 +164,7 @@ async function rerankMode(
   const { args } = context;
   const poolLimit = poolLimitOf(args);
   const run = new RunAccumulator(
-    identity(args, 'powercontext', mode, policy),
+    identity(args, 'powercontext', mode, policy, lexicalContextOf(runtime)),
     `final: the reranked hits of a search with limit ${args.finalK}; coarse: the trace's candidate pool (${poolLimit})`,
   );
   const pools = context.pools.get(mode)!;

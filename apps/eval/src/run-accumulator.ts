@@ -3,7 +3,10 @@ import type { Category } from './locomo-data.js';
 import { type Metrics, meanMetrics, roundMetrics } from './metrics.js';
 import type { MeasuredRun, UnmeasuredRun } from './summary-schema.js';
 
-export type RunIdentity = Pick<MeasuredRun, 'system' | 'mode' | 'unit' | 'rerank' | 'top_k' | 'final_k'>;
+export type RunIdentity = Pick<
+  MeasuredRun,
+  'system' | 'mode' | 'unit' | 'rerank' | 'top_k' | 'final_k' | 'lexical_context'
+>;
 
 export interface RerankUsageTotals {
   requests: number;
@@ -98,9 +101,12 @@ export function unmeasuredRun(identity: RunIdentity, reason: string): Unmeasured
   return { ...identity, measured: false, reason };
 }
 
-export function runLabel(identity: Pick<RunIdentity, 'system' | 'mode' | 'rerank'>): string {
+export function runLabel(
+  identity: Pick<RunIdentity, 'system' | 'mode' | 'rerank' | 'lexical_context'>,
+): string {
   const rerank = identity.rerank === 'none' || identity.rerank === 'oracle' ? '' : ` + ${identity.rerank}`;
-  return `${identity.system} ${identity.mode}${rerank}`;
+  const context = identity.lexical_context === 'none' ? ' (no context)' : '';
+  return `${identity.system} ${identity.mode}${rerank}${context}`;
 }
 
 function byCategory(items: readonly { category: Category; metrics: Metrics }[]): MeasuredRun['by_category'] {

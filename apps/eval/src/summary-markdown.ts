@@ -89,7 +89,11 @@ function categoryTable(
 
 function targetLines(runs: readonly MeasuredRun[]): string[] {
   const hybrid = runs.find(
-    (run) => run.system === 'powercontext' && run.mode === 'hybrid' && run.rerank === 'none',
+    (run) =>
+      run.system === 'powercontext' &&
+      run.mode === 'hybrid' &&
+      run.rerank === 'none' &&
+      run.lexical_context !== 'none',
   );
   if (!hybrid) return ['No hybrid run without a reranker in this invocation: targets not checked.'];
   const verdict = (value: number | undefined, target: number) =>

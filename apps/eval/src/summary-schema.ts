@@ -41,6 +41,11 @@ const runIdentity = {
   rerank: z.enum(['none', 'listwise', 'decision', 'oracle']),
   top_k: z.int().min(1).max(50),
   final_k: z.int().min(1).max(50),
+  /**
+   * powercontext and oracle runs: the neighbour context weights of the lexical index the run searched
+   * (POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS), or "none".
+   */
+  lexical_context: z.string().min(1).optional(),
 };
 
 export const measuredRunSchema = z.strictObject({

@@ -1,5 +1,23 @@
 export { contentHash } from './domain/content-hash.js';
 export {
+  type CurrentProjection,
+  compareOrder,
+  contextWindows,
+  type EntryPosition,
+  type EntryPositionInput,
+  LEXICAL_PROJECTION_FAMILY,
+  type LexicalProjectionPolicy,
+  type LexicalProjectionState,
+  lexicalProjectionPolicy,
+  MAX_CONTEXT_DISTANCE,
+  PLAIN_LEXICAL_PROJECTION,
+  type PlannedProjection,
+  type ProjectionNeighbour,
+  planProjections,
+  type SourceMember,
+  sameContext,
+} from './domain/lexical-projection.js';
+export {
   ENTRY_TEXT_MAX_CHARS,
   type EntryState,
   type EntryTarget,

@@ -23,6 +23,7 @@ function hit(text: string, index: number): MemoryHit {
       contentHash: id,
       revision: 1,
       sources: [],
+      position: null,
       metadata: {},
       state: 'active',
       createdAt: '2026-01-01T00:00:00.000Z',

@@ -1,8 +1,14 @@
 export { admitLexical, admitVector, requiredMatchedTerms } from './admission.js';
-export { fuseReciprocalRank, RRF_K } from './reciprocal-rank-fusion.js';
+export {
+  type ChannelWeights,
+  EQUAL_CHANNEL_WEIGHTS,
+  fuseReciprocalRank,
+  RRF_K,
+} from './reciprocal-rank-fusion.js';
 export {
   createRrfRetrievalPolicy,
   DEFAULT_BM25,
-  RRF_RETRIEVAL_POLICY_ID,
+  DEFAULT_CONTEXT_WEIGHTS,
+  RRF_RETRIEVAL_POLICY_FAMILY,
   type RrfRetrievalPolicyOptions,
 } from './rrf-retrieval-policy.js';

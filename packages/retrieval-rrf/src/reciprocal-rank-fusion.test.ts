@@ -36,6 +36,17 @@ describe('fuseReciprocalRank', () => {
     expect(one.map((h) => h.citation.entryId)).toEqual(['m', 'z']);
     expect(two.map((h) => h.citation.entryId)).toEqual(['m', 'z']);
   });
+  it('weights each channel’s reciprocal ranks', () => {
+    const hits = fuseReciprocalRank(
+      { fts: [candidate('a', 2)], vector: [candidate('b', 1)] },
+      10,
+      toHit,
+      60,
+      { fts: 1, vector: 0.1 },
+    );
+    expect(hits.map((h) => h.citation.entryId)).toEqual(['a', 'b']);
+    expect(hits[1]!.score).toBeCloseTo(0.1 / 61, 12);
+  });
   it('truncates to the limit and handles empty channels', () => {
     const many = Array.from({ length: 5 }, (_, i) => candidate(`e${i}`, i + 1));
     expect(fuseReciprocalRank({ fts: many }, 3, toHit)).toHaveLength(3);

@@ -2,17 +2,25 @@ import type { Channel, ChannelCandidate, MemoryHit } from '@powercontext/memory-
 
 export const RRF_K = 60;
 
-type HitBase = Omit<MemoryHit, 'score' | 'matchedBy' | 'channelRanks' | 'channelScores'>;
+type HitBase = Omit<
+  MemoryHit,
+  'score' | 'matchedBy' | 'channelRanks' | 'channelScores' | 'channelContributions'
+>;
+
+/** How much each channel's ranks count in the fused score; RFC 0080's RRF counts both fully. */
+export type ChannelWeights = Readonly<Record<Channel, number>>;
+export const EQUAL_CHANNEL_WEIGHTS: ChannelWeights = Object.freeze({ fts: 1, vector: 1 });
 
 /**
- * Reciprocal Rank Fusion: score = sum over channels of 1 / (k + rank). Ties are broken by identity
- * (artifact id, entry id, entry version id), so equal inputs always give the same order.
+ * Reciprocal Rank Fusion: score = sum over channels of weight / (k + rank). Ties are broken by
+ * identity (artifact id, entry id, entry version id), so equal inputs always give the same order.
  */
 export function fuseReciprocalRank(
   channels: Partial<Record<Channel, readonly ChannelCandidate[]>>,
   limit: number,
   toHit: (candidate: ChannelCandidate) => HitBase,
   k: number = RRF_K,
+  weights: ChannelWeights = EQUAL_CHANNEL_WEIGHTS,
 ): MemoryHit[] {
   const fused = new Map<string, MemoryHit>();
   for (const channel of ['fts', 'vector'] as const) {
@@ -24,8 +32,11 @@ export function fuseReciprocalRank(
         matchedBy: [],
         channelRanks: {},
         channelScores: {},
+        channelContributions: {},
       };
-      hit.score += 1 / (k + candidate.rank);
+      const contribution = weights[channel] / (k + candidate.rank);
+      hit.score += contribution;
+      hit.channelContributions![channel] = contribution;
       hit.matchedBy.push(channel);
       hit.channelRanks[channel] = candidate.rank;
       hit.channelScores[channel] = candidate.score;

@@ -1,8 +1,18 @@
-import type { Bm25Parameters, RetrievalPolicy } from '@powercontext/memory-core';
+import {
+  type Bm25Parameters,
+  type LexicalProjectionPolicy,
+  lexicalProjectionPolicy,
+  type RetrievalPolicy,
+} from '@powercontext/memory-core';
 import { admitLexical, admitVector } from './admission.js';
-import { fuseReciprocalRank, RRF_K } from './reciprocal-rank-fusion.js';
+import {
+  type ChannelWeights,
+  EQUAL_CHANNEL_WEIGHTS,
+  fuseReciprocalRank,
+  RRF_K,
+} from './reciprocal-rank-fusion.js';
 
-export const RRF_RETRIEVAL_POLICY_ID = 'powercontext.retrieval.rrf.v1';
+export const RRF_RETRIEVAL_POLICY_FAMILY = 'powercontext.retrieval.rrf.v2';
 
 /**
  * BM25 defaults measured on short conversational memory (LoCoMo dev turns): k1 0.8, no length
@@ -10,28 +20,68 @@ export const RRF_RETRIEVAL_POLICY_ID = 'powercontext.retrieval.rrf.v1';
  */
 export const DEFAULT_BM25: Bm25Parameters = { k1: 0.8, b: 0, delta: 0.5 };
 
+/**
+ * Neighbour context of the lexical index: the words of the entries at distance 1 and 2 in the same
+ * source, at these weights (RFC 0007 records the measurements behind them). `[]` turns it off.
+ */
+export const DEFAULT_CONTEXT_WEIGHTS: readonly number[] = [0.35, 0.175];
+
+const DEFAULT_PARAMETERS = `k1=${DEFAULT_BM25.k1},b=${DEFAULT_BM25.b},delta=${DEFAULT_BM25.delta};context=${DEFAULT_CONTEXT_WEIGHTS.join(',')};rrf_k=${RRF_K};weights=1,1;fetch=4x32`;
+
 export interface RrfRetrievalPolicyOptions {
-  /** Changing any parameter changes behaviour: give the policy a new id. */
+  /** Replaces the derived id; give a new one whenever any parameter changes. */
   id?: string;
   bm25?: Partial<Bm25Parameters>;
+  /** Weights of neighbours at distance 1, 2, ... in the lexical projection; `[]` = no context. */
+  contextWeights?: readonly number[];
   rrfK?: number;
+  /**
+   * Weight of each channel's reciprocal ranks (default 1 each, as RFC 0080). A weak embedder's channel
+   * can count less, so that it fills and breaks ties instead of displacing strong lexical matches.
+   */
+  channelWeights?: Partial<ChannelWeights>;
   /** Channel over-fetch: max(multiplier x coarse limit, floor). Defaults 4 and 32. */
   fetchMultiplier?: number;
   fetchFloor?: number;
 }
 
-/** The coarse-path policy of RFC 0080: admission rules, channel over-fetch and RRF with k = 60. */
+/**
+ * The coarse-path policy of RFC 0080: admission rules, channel over-fetch and RRF with k = 60, with
+ * the BM25 parameters and the lexical projection (neighbour context) of RFC 0007. With the defaults
+ * its id is `powercontext.retrieval.rrf.v2`; otherwise the id spells out every parameter, so two
+ * policies that behave differently never share an id.
+ */
 export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}): RetrievalPolicy {
   const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
+  for (const [name, value] of Object.entries(bm25)) {
+    if (!Number.isFinite(value) || value < 0)
+      throw new RangeError(`bm25.${name} must be a finite number >= 0`);
+  }
+  if (bm25.b > 1) throw new RangeError('bm25.b must be at most 1');
+  const lexicalProjection: LexicalProjectionPolicy = lexicalProjectionPolicy(
+    options.contextWeights ?? DEFAULT_CONTEXT_WEIGHTS,
+  );
   const k = options.rrfK ?? RRF_K;
+  const weights: ChannelWeights = { ...EQUAL_CHANNEL_WEIGHTS, ...options.channelWeights };
+  for (const [channel, weight] of Object.entries(weights)) {
+    if (!Number.isFinite(weight) || weight < 0 || weight > 1) {
+      throw new RangeError(`channelWeights.${channel} must be a number in [0, 1]`);
+    }
+  }
   const multiplier = options.fetchMultiplier ?? 4;
   const floor = options.fetchFloor ?? 32;
+  const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};weights=${weights.fts},${weights.vector};fetch=${multiplier}x${floor}`;
   return {
-    id: options.id ?? RRF_RETRIEVAL_POLICY_ID,
+    id:
+      options.id ??
+      (parameters === DEFAULT_PARAMETERS
+        ? RRF_RETRIEVAL_POLICY_FAMILY
+        : `${RRF_RETRIEVAL_POLICY_FAMILY}(${parameters})`),
     bm25,
+    lexicalProjection,
     channelFetchLimit: (coarseLimit) => Math.max(multiplier * coarseLimit, floor),
     admitLexical,
     admitVector,
-    fuse: (channels, limit, toHit) => fuseReciprocalRank(channels, limit, toHit, k),
+    fuse: (channels, limit, toHit) => fuseReciprocalRank(channels, limit, toHit, k, weights),
   };
 }

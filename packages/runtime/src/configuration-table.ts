@@ -244,4 +244,41 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     origin: 'project extension',
     description: 'Attempts of a write whose compare-and-swap lost to another process.',
   },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS',
+    default: '0.35,0.175',
+    range: 'none, or 1-8 comma-separated weights in (0, 1]',
+    origin: 'project extension',
+    description:
+      'Neighbour context of the lexical index: weights of the entries at distance 1, 2, ... in the same source (RFC 0007). A change needs `pnpm memory:reindex`.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT',
+    default: '0.1 with the local embedder, else 1',
+    range: '0..1',
+    origin: 'project extension',
+    description:
+      'Weight of the vector channel in Reciprocal Rank Fusion (the lexical channel counts 1). RFC 0080 counts both fully.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1',
+    default: '0.8',
+    range: '0..10',
+    origin: 'project extension',
+    description: 'BM25 term-frequency saturation of the lexical channel.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B',
+    default: '0',
+    range: '0..1',
+    origin: 'project extension',
+    description: 'BM25 length normalisation (0 = none; suits short chat turns).',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA',
+    default: '0.5',
+    range: '0..10',
+    origin: 'project extension',
+    description: 'BM25+ lower bound added to each matched term.',
+  },
 ];

@@ -13,6 +13,7 @@ import {
 import {
   type Embedder,
   type EmbeddingProfile,
+  type LexicalProjectionState,
   type Logger,
   type MemoryReranker,
   MemoryService,
@@ -68,6 +69,8 @@ export interface RuntimeCapabilities {
   store: 'pglite' | 'postgres' | 'custom';
   embeddingProfile: EmbeddingProfile;
   retrievalPolicyId: string;
+  /** The lexical index projection new writes use (neighbour context weights). */
+  lexicalProjectionId: string;
   searchModes: readonly ['auto', 'fts', 'vector', 'hybrid'];
   /** The rerank policy in use, or null when search returns the coarse path. */
   rerank: { policyId: string; candidateLimit: number; failurePolicy: 'fail_closed' | 'fail_open' } | null;
@@ -81,6 +84,13 @@ export interface Runtime {
     scopes(): Promise<string[]>;
     /** Embeds entries that lack a vector of the configured profile, so auto search can use hybrid again. */
     reembed(scopeId: string): Promise<number>;
+    /**
+     * Rebuilds the scope's lexical index under the configured projection (neighbour context), after
+     * its weights changed. Returns how many entries were re-projected.
+     */
+    reindex(scopeId: string): Promise<number>;
+    /** Active entries whose lexical projection another policy built (0 = the index is current). */
+    lexicalIndexState(scopeId: string): Promise<LexicalProjectionState>;
   };
   capabilities(): RuntimeCapabilities;
   close(): Promise<void>;
@@ -99,7 +109,9 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
     useFactory: instanceCachingFactory((c) => options.embedder ?? buildEmbedder(c.resolve(TOKENS.config))),
   });
   container.register(TOKENS.retrievalPolicy, {
-    useFactory: instanceCachingFactory(() => options.retrievalPolicy ?? createRrfRetrievalPolicy()),
+    useFactory: instanceCachingFactory(
+      (c) => options.retrievalPolicy ?? createRrfRetrievalPolicy(c.resolve(TOKENS.config).retrieval),
+    ),
   });
 
   container.register(TOKENS.observer, { useValue: options.observer ?? createOpenTelemetrySearchObserver() });
@@ -193,11 +205,14 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
       forScope: (scopeId) => scopedMemory(service, scopeId),
       scopes: () => store.listScopes(),
       reembed: (scopeId) => service.reembed(scopeId),
+      reindex: (scopeId) => service.rebuildLexicalIndex(scopeId),
+      lexicalIndexState: (scopeId) => service.lexicalIndexState(scopeId),
     },
     capabilities: () => ({
       store: storeKind,
       embeddingProfile: embedder.profile,
       retrievalPolicyId: service.retrievalPolicy.id,
+      lexicalProjectionId: service.retrievalPolicy.lexicalProjection.id,
       searchModes: ['auto', 'fts', 'vector', 'hybrid'] as const,
       rerank: rerankStage
         ? {

@@ -323,6 +323,12 @@ describe('decision composition', () => {
     const runtime = await createRuntime({ store: new InMemoryMemoryStore(), env: {} });
     runtimes.push(runtime);
     expect(Object.keys(runtime).sort()).toEqual(['capabilities', 'close', 'config', 'memory']);
-    expect(Object.keys(runtime.memory).sort()).toEqual(['forScope', 'reembed', 'scopes']);
+    expect(Object.keys(runtime.memory).sort()).toEqual([
+      'forScope',
+      'lexicalIndexState',
+      'reembed',
+      'reindex',
+      'scopes',
+    ]);
   });
 });

@@ -24,6 +24,11 @@ describe('loadRuntimeConfig', () => {
       },
       writeGate: { mode: 'disabled', timeoutMs: 5000 },
       writeMaxAttempts: 3,
+      retrieval: {
+        bm25: { k1: 0.8, b: 0, delta: 0.5 },
+        contextWeights: [0.35, 0.175],
+        channelWeights: { fts: 1, vector: 0.1 },
+      },
     });
   });
 
@@ -61,6 +66,40 @@ describe('loadRuntimeConfig', () => {
     expect(() => loadRuntimeConfig({ [name]: value })).toThrow(
       expect.objectContaining({ code: 'configuration_error', setting: name, message: `${name}: ${rule}` }),
     );
+  });
+
+  it('reads the lexical context weights and BM25 parameters of the retrieval policy', () => {
+    expect(
+      loadRuntimeConfig({
+        POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS: '0.5,0.25,0.1',
+        POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B: '0.75',
+      }).retrieval,
+    ).toEqual({
+      bm25: { k1: 0.8, b: 0.75, delta: 0.5 },
+      contextWeights: [0.5, 0.25, 0.1],
+      channelWeights: { fts: 1, vector: 0.1 },
+    });
+    // A model embedder's channel counts fully unless set.
+    const withModel = {
+      POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai:text-embedding-3-small',
+      POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION: '1536',
+    };
+    expect(loadRuntimeConfig(withModel).retrieval.channelWeights).toEqual({ fts: 1, vector: 1 });
+    expect(
+      loadRuntimeConfig({ ...withModel, POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT: '0.5' })
+        .retrieval.channelWeights,
+    ).toEqual({ fts: 1, vector: 0.5 });
+    expect(
+      loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS: 'none' }).retrieval
+        .contextWeights,
+    ).toEqual([]);
+    for (const bad of ['0', '1.5', '0.3,', '-0.2', 'a,b', '0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1']) {
+      expect(() =>
+        loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS: bad }),
+      ).toThrow(
+        expect.objectContaining({ setting: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS' }),
+      );
+    }
   });
 
   it('defaults the decision backend to the generation model and its bounds', () => {

@@ -35,7 +35,16 @@ export interface RuntimeConfig {
   };
   writeGate: { mode: 'disabled' | 'shadow' | 'advisory'; timeoutMs: number };
   writeMaxAttempts: number;
+  /** The coarse-path retrieval policy's parameters (RFC 0007). */
+  retrieval: {
+    bm25: { k1: number; b: number; delta: number };
+    contextWeights: number[];
+    channelWeights: { fts: number; vector: number };
+  };
 }
+
+/** Default RRF weight of the vector channel with the local embedder, measured in RFC 0007. */
+export const LOCAL_EMBEDDER_VECTOR_WEIGHT = 0.1;
 
 const MODEL_SPEC = /^(openai|openai-compatible):.+$/;
 const MODEL_RULE = 'must be openai:<model> or openai-compatible:<model>';
@@ -126,6 +135,21 @@ const FIELDS = {
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS: number(0, 60_000, true).default(1_000),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS: number(1, 3_600_000, true).optional(),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS: number(1, 20, true).default(3),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS: z
+    .string()
+    .trim()
+    .regex(/^(none|(0(\.\d+)?|1(\.0+)?)(,(0(\.\d+)?|1(\.0+)?)){0,7})$/, {
+      error: 'must be none or 1-8 comma-separated weights in (0, 1], nearest neighbour first',
+    })
+    .refine((value) => value === 'none' || value.split(',').every((weight) => Number(weight) > 0), {
+      error: 'must be none or 1-8 comma-separated weights in (0, 1], nearest neighbour first',
+    })
+    .default('0.35,0.175')
+    .transform((value) => (value === 'none' ? [] : value.split(',').map(Number))),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT: number(0, 1, false).optional(),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1: number(0, 10, false).default(0.8),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B: number(0, 1, false).default(0),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA: number(0, 10, false).default(0.5),
 };
 
 const environmentSchema = z.object(FIELDS);
@@ -222,6 +246,22 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       timeoutMs: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_TIMEOUT_MS,
     },
     writeMaxAttempts: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS,
+    retrieval: {
+      bm25: {
+        k1: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1,
+        b: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B,
+        delta: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA,
+      },
+      contextWeights: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS,
+      channelWeights: {
+        fts: 1,
+        // The local hash embedder mostly repeats what BM25 finds (RFC 0007): its ranks fill and break
+        // ties rather than displace lexical matches. A model embedder counts fully, as RFC 0080.
+        vector:
+          e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT ??
+          (model ? 1 : LOCAL_EMBEDDER_VECTOR_WEIGHT),
+      },
+    },
   };
 }
 

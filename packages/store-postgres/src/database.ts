@@ -26,9 +26,21 @@ export interface Database {
     metadata: ColumnType<unknown, string, string>;
     state: 'active' | 'inactive';
     lexical_length: number;
+    position_source: string | null;
+    position_order: number[] | null;
     created_at: Generated<Date>;
   };
-  pc_postings: { scope_id: string; lexeme: string; entry_version_id: string; tf: number };
+  pc_lexical_projections: {
+    projection_id: Generated<string>;
+    scope_id: string;
+    entry_version_id: string;
+    revision: number;
+    superseded_revision: number | null;
+    policy_id: string;
+    context: ColumnType<unknown, string, string>;
+    lexical_length: number;
+  };
+  pc_lexical_postings: { scope_id: string; lexeme: string; projection_id: string; tf: number };
   pc_embedding_profiles: {
     profile_id: string;
     dimension: number;

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 
 /** The columns that make an EntryVersion, selected as `v.*`-style raw SQL. */
 export const ENTRY_VERSION_COLUMNS = sql.raw(
-  'v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, v.content_hash, v.revision, v.sources, v.metadata, v.state, v.created_at, v.operation',
+  'v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, v.content_hash, v.revision, v.sources, v.position_source, v.position_order, v.metadata, v.state, v.created_at, v.operation',
 );
 
 export interface EntryVersionRow {
@@ -16,6 +16,8 @@ export interface EntryVersionRow {
   content_hash: string;
   revision: number;
   sources: unknown;
+  position_source: string | null;
+  position_order: number[] | string | null;
   metadata: unknown;
   state: 'active' | 'inactive';
   created_at: Date | string;
@@ -33,10 +35,23 @@ export function toEntryVersion(row: EntryVersionRow): EntryVersion {
     contentHash: row.content_hash,
     revision: row.revision,
     sources: parseJson(row.sources) as SourceRef[],
+    position:
+      row.position_source === null || row.position_order === null
+        ? null
+        : { sourceId: row.position_source, order: parseOrder(row.position_order) },
     metadata: parseJson(row.metadata) as Record<string, JsonValue>,
     state: row.state,
     createdAt: (row.created_at instanceof Date ? row.created_at : new Date(row.created_at)).toISOString(),
   };
+}
+
+/** A float8[] as the driver returns it: parsed already (pg), or in PostgreSQL's text form. */
+export function parseOrder(value: number[] | string): number[] {
+  if (Array.isArray(value)) return value.map(Number);
+  return value
+    .replace(/^\{|\}$/g, '')
+    .split(',')
+    .map(Number);
 }
 
 function parseJson(value: unknown): unknown {

@@ -4,6 +4,8 @@ import {
   type EmbeddingProfile,
   type EmbeddingToStore,
   type EntryVersion,
+  type LexicalProjectionPolicy,
+  type LexicalProjectionState,
   type LexicalSearchQuery,
   type LexicalSearchResult,
   type ListChangesQuery,
@@ -12,6 +14,9 @@ import {
   type MemoryStore,
   type MemoryWriteTransaction,
   type NewEntryVersion,
+  type PlannedProjection,
+  type ProjectionNeighbour,
+  planProjections,
   type RevisionChange,
   RevisionConflictError,
   type RevisionOperation,
@@ -25,6 +30,7 @@ import {
   type EntryVersionRow,
   liveAt,
   toEntryVersion,
+  parseOrder as toEntryVersionOrder,
   visibleAt,
 } from './entry-version-row.js';
 import { guardStoreErrors } from './store-errors.js';
@@ -88,7 +94,7 @@ export class PostgresMemoryStore implements MemoryStore {
           findActiveByContentHash: (hashes) => this.#findActiveByHash(trx, scopeId, expectedRevision, hashes),
           currentVersion: async (entryId) =>
             (await this.#entryAt(trx, scopeId, entryId, expectedRevision)) ?? undefined,
-          appendRevision: async (operation, versions) => {
+          appendRevision: async (operation, versions, projection) => {
             if (appended) throw new Error('appendRevision may be called once per write');
             appended = true;
             return this.#appendRevision(
@@ -98,6 +104,7 @@ export class PostgresMemoryStore implements MemoryStore {
               expectedRevision,
               operation,
               versions,
+              projection,
             );
           },
         });
@@ -112,6 +119,7 @@ export class PostgresMemoryStore implements MemoryStore {
     expectedRevision: number,
     operation: RevisionOperation,
     versions: readonly NewEntryVersion[],
+    projection: LexicalProjectionPolicy,
   ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }> {
     const revision = expectedRevision + 1;
     let artifact = artifactId;
@@ -152,26 +160,51 @@ export class PostgresMemoryStore implements MemoryStore {
       text: v.text,
       content_hash: v.contentHash,
       sources: v.sources,
+      position_source: v.position?.sourceId ?? null,
+      position_order: v.position?.order ?? null,
       metadata: v.metadata,
       state: v.state,
     }));
     const inserted = await sql<EntryVersionRow>`
       INSERT INTO pc_entry_versions AS v (entry_version_id, scope_id, entry_id, version, previous_version_id, kind, text,
-        content_hash, revision, operation, sources, metadata, state, search_vector, lexical_length)
+        content_hash, revision, operation, sources, position_source, position_order, metadata, state, search_vector, lexical_length)
       SELECT r.entry_version_id, ${scopeId}, r.entry_id, r.version, r.previous_version_id, r.kind, r.text, r.content_hash,
-        ${revision}, ${operation}, r.sources, r.metadata, r.state, d.search_vector,
+        ${revision}, ${operation}, r.sources, r.position_source, r.position_order, r.metadata, r.state, d.search_vector,
         (SELECT coalesce(sum(coalesce(array_length(t.positions, 1), 1)), 0) FROM unnest(d.search_vector) t)
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(entry_version_id uuid, entry_id uuid, version integer,
-        previous_version_id uuid, kind text, text text, content_hash text, sources jsonb, metadata jsonb, state text)
+        previous_version_id uuid, kind text, text text, content_hash text, sources jsonb, position_source text,
+        position_order float8[], metadata jsonb, state text)
       CROSS JOIN LATERAL (
         SELECT CASE WHEN r.state = 'active' THEN to_tsvector(${this.#config}::regconfig, r.text) ELSE ''::tsvector END AS search_vector
       ) d
       RETURNING ${ENTRY_VERSION_COLUMNS}`.execute(trx);
-    await sql`
-      INSERT INTO pc_postings (scope_id, lexeme, entry_version_id, tf)
-      SELECT v.scope_id, t.lexeme, v.entry_version_id, coalesce(array_length(t.positions, 1), 1)
-      FROM pc_entry_versions v CROSS JOIN LATERAL unnest(v.search_vector) t
-      WHERE v.entry_version_id = ANY(${versions.map((v) => v.entryVersionId)}::uuid[])`.execute(trx);
+    if (superseded.length > 0) {
+      await trx
+        .updateTable('pc_lexical_projections')
+        .set({ superseded_revision: revision })
+        .where('entry_version_id', 'in', superseded)
+        .where('superseded_revision', 'is', null)
+        .execute();
+    }
+    const planned = await this.#planProjections(trx, scopeId, revision, projection, {
+      sourceIds: [...new Set(versions.flatMap((v) => (v.position ? [v.position.sourceId] : [])))],
+      unpositioned: versions.filter((v) => v.state === 'active' && !v.position).map((v) => v.entryVersionId),
+    });
+    if (planned.length > 0) {
+      const ids = planned.map((p) => p.entryVersionId);
+      await trx
+        .updateTable('pc_lexical_projections')
+        .set({ superseded_revision: revision })
+        .where('entry_version_id', 'in', ids)
+        .where('superseded_revision', 'is', null)
+        .execute();
+      await insertProjections(
+        trx,
+        scopeId,
+        projection.id,
+        planned.map((p) => ({ ...p, revision })),
+      );
+    }
     const embeddings = versions.flatMap((v) =>
       v.embedding && v.state === 'active'
         ? [{ entryVersionId: v.entryVersionId, profileId: v.embedding.profileId, vector: v.embedding.vector }]
@@ -224,6 +257,116 @@ export class PostgresMemoryStore implements MemoryStore {
       SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
       WHERE ${liveAt(scopeId, revision)} AND v.entry_id = ${entryId}::uuid`.execute(db);
     return rows[0] ? toEntryVersion(rows[0]) : undefined;
+  }
+
+  /**
+   * The projections to rebuild at `revision` (see planProjections): the active members of the
+   * touched sources, and the given unpositioned versions, compared with their current projection.
+   */
+  async #planProjections(
+    db: Kysely<Database>,
+    scopeId: string,
+    revision: number,
+    projection: LexicalProjectionPolicy,
+    touched: { sourceIds: readonly string[]; unpositioned: readonly string[] } | 'all',
+  ): Promise<PlannedProjection[]> {
+    const { rows: members } = await sql<{
+      entry_id: string;
+      entry_version_id: string;
+      position_source: string | null;
+      position_order: number[] | string | null;
+    }>`
+      SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order FROM pc_entry_versions v
+      WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
+        AND ${
+          touched === 'all'
+            ? sql`true`
+            : sql`(v.position_source = ANY(${[...touched.sourceIds]}::text[])
+                OR v.entry_version_id = ANY(${[...touched.unpositioned]}::uuid[]))`
+        }`.execute(db);
+    if (members.length === 0) return [];
+    const { rows: current } = await sql<{ entry_version_id: string; policy_id: string; context: unknown }>`
+      SELECT p.entry_version_id, p.policy_id, p.context FROM pc_lexical_projections p
+      WHERE p.entry_version_id = ANY(${members.map((m) => m.entry_version_id)}::uuid[])
+        AND p.superseded_revision IS NULL`.execute(db);
+    const currentById = new Map(
+      current.map((row) => [
+        row.entry_version_id,
+        { policyId: row.policy_id, context: parseJsonValue(row.context) as ProjectionNeighbour[] },
+      ]),
+    );
+    const sources = new Map<string, { entryId: string; entryVersionId: string; order: number[] }[]>();
+    const unpositioned: string[] = [];
+    for (const member of members) {
+      if (member.position_source === null || member.position_order === null) {
+        unpositioned.push(member.entry_version_id);
+        continue;
+      }
+      const list = sources.get(member.position_source) ?? [];
+      list.push({
+        entryId: member.entry_id,
+        entryVersionId: member.entry_version_id,
+        order: toEntryVersionOrder(member.position_order),
+      });
+      sources.set(member.position_source, list);
+    }
+    return planProjections({
+      policy: projection,
+      sources,
+      unpositioned,
+      current: (id) => currentById.get(id),
+    });
+  }
+
+  lexicalProjectionState(
+    scopeId: string,
+    revision: number,
+    policyId: string,
+  ): Promise<LexicalProjectionState> {
+    return guardStoreErrors(async () => {
+      const { rows } = await sql<{ stale: number }>`
+        SELECT count(*)::int AS stale FROM pc_entry_versions v
+        WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
+          AND NOT EXISTS (
+            SELECT 1 FROM pc_lexical_projections p
+            WHERE p.entry_version_id = v.entry_version_id AND p.policy_id = ${policyId}
+              AND p.revision <= ${revision} AND (p.superseded_revision IS NULL OR p.superseded_revision > ${revision}))`.execute(
+        this.#db,
+      );
+      const stale = rows[0]?.stale ?? 0;
+      return { policyId, stale, complete: stale === 0 };
+    });
+  }
+
+  rebuildLexicalProjection(scopeId: string, projection: LexicalProjectionPolicy): Promise<number> {
+    return guardStoreErrors(() =>
+      this.#db.transaction().execute(async (trx) => {
+        // The head row lock keeps writers out while the projections are swapped.
+        const memory = await trx
+          .selectFrom('pc_memories')
+          .select('head_revision')
+          .where('scope_id', '=', scopeId)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!memory) return 0;
+        const planned = await this.#planProjections(trx, scopeId, memory.head_revision, projection, 'all');
+        if (planned.length === 0) return 0;
+        // Rebuilt in place: each new projection keeps the revision range of the one it replaces,
+        // since the memory itself did not change.
+        const { rows: replaced } = await sql<{ entry_version_id: string; revision: number }>`
+          DELETE FROM pc_lexical_projections p
+          WHERE p.entry_version_id = ANY(${planned.map((p) => p.entryVersionId)}::uuid[]) AND p.superseded_revision IS NULL
+          RETURNING p.entry_version_id, p.revision`.execute(trx);
+        const since = new Map(replaced.map((row) => [row.entry_version_id, row.revision]));
+        await insertProjections(
+          trx,
+          scopeId,
+          projection.id,
+          planned.map((p) => ({ ...p, revision: since.get(p.entryVersionId) ?? memory.head_revision })),
+        );
+        return planned.length;
+      }),
+    );
   }
 
   revisionExists(scopeId: string, revision: number): Promise<boolean> {
@@ -295,18 +438,18 @@ export class PostgresMemoryStore implements MemoryStore {
           SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
           FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t
         ), stats AS MATERIALIZED (
-          SELECT count(*)::float8 AS n, coalesce(avg(v.lexical_length), 0)::float8 AS avgdl
-          FROM pc_entry_versions v
-          WHERE ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
+          SELECT count(*)::float8 AS n, coalesce(avg(p.lexical_length), 0)::float8 AS avgdl
+          FROM pc_lexical_projections p
+          WHERE p.scope_id = ${query.scopeId} AND ${projectionVisibleAt(query.revision)}
         ), postings AS MATERIALIZED (
-          SELECT p.lexeme, p.entry_version_id, p.tf
-          FROM pc_postings p
-          WHERE p.scope_id = ${query.scopeId} AND p.lexeme = ANY ((SELECT lexemes FROM q)::text[])
+          SELECT l.lexeme, l.projection_id, l.tf
+          FROM pc_lexical_postings l
+          WHERE l.scope_id = ${query.scopeId} AND l.lexeme = ANY ((SELECT lexemes FROM q)::text[])
         ), matches AS MATERIALIZED (
-          SELECT p.lexeme, p.entry_version_id, p.tf::float8 AS tf, v.lexical_length::float8 AS len,
-            count(*) OVER (PARTITION BY p.lexeme)::float8 AS df
-          FROM postings p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
-          WHERE ${visibleAt(query.revision)} AND v.state = 'active'
+          SELECT l.lexeme, p.entry_version_id, l.tf, p.lexical_length AS len,
+            count(*) OVER (PARTITION BY l.lexeme)::float8 AS df
+          FROM postings l JOIN pc_lexical_projections p ON p.projection_id = l.projection_id
+          WHERE ${projectionVisibleAt(query.revision)}
         ), scored AS MATERIALIZED (
           SELECT m.entry_version_id,
             sum(ln(1 + (s.n - m.df + 0.5) / (m.df + 0.5))
@@ -319,6 +462,7 @@ export class PostgresMemoryStore implements MemoryStore {
         SELECT ${ENTRY_VERSION_COLUMNS}, scored.score, scored.matched_terms,
           cardinality((SELECT lexemes FROM q)) AS query_terms
         FROM scored JOIN pc_entry_versions v USING (entry_version_id)
+        WHERE v.state = 'active'
         ORDER BY scored.score DESC, v.entry_id, v.entry_version_id
         LIMIT ${query.limit}`.execute(this.#db);
       const queryTermCount =
@@ -442,6 +586,55 @@ export class PostgresMemoryStore implements MemoryStore {
     await this.#db.destroy();
     await this.#onClose?.();
   }
+}
+
+/** `p` (a lexical projection) is the one the index used at `revision`. */
+function projectionVisibleAt(revision: number) {
+  return sql`p.revision <= ${revision} AND (p.superseded_revision IS NULL OR p.superseded_revision > ${revision})`;
+}
+
+/**
+ * Inserts projections and their postings: an entry's own lexemes (weight 1) plus each neighbour's,
+ * with term frequencies scaled by the neighbour's weight and summed per lexeme.
+ */
+async function insertProjections(
+  db: Kysely<Database>,
+  scopeId: string,
+  policyId: string,
+  projections: readonly (PlannedProjection & { revision: number })[],
+) {
+  const spec = projections.map((p) => ({
+    entry_version_id: p.entryVersionId,
+    revision: p.revision,
+    context: p.context,
+  }));
+  await sql`
+    WITH spec AS MATERIALIZED (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(spec)}::jsonb) AS s(entry_version_id uuid, revision integer, context jsonb)
+    ), parts AS MATERIALIZED (
+      SELECT s.entry_version_id AS target, s.entry_version_id AS source, 1::float8 AS weight FROM spec s
+      UNION ALL
+      SELECT s.entry_version_id, (c ->> 'entryVersionId')::uuid, (c ->> 'weight')::float8
+      FROM spec s CROSS JOIN LATERAL jsonb_array_elements(s.context) c
+    ), inserted AS (
+      INSERT INTO pc_lexical_projections (scope_id, entry_version_id, revision, policy_id, context, lexical_length)
+      SELECT ${scopeId}, s.entry_version_id, s.revision, ${policyId}, s.context,
+        (SELECT coalesce(sum(p.weight * v.lexical_length), 0) FROM parts p
+         JOIN pc_entry_versions v ON v.entry_version_id = p.source WHERE p.target = s.entry_version_id)
+      FROM spec s
+      RETURNING projection_id, entry_version_id
+    )
+    INSERT INTO pc_lexical_postings (scope_id, lexeme, projection_id, tf)
+    SELECT ${scopeId}, t.lexeme, i.projection_id, sum(p.weight * coalesce(array_length(t.positions, 1), 1))
+    FROM inserted i
+    JOIN parts p ON p.target = i.entry_version_id
+    JOIN pc_entry_versions v ON v.entry_version_id = p.source
+    CROSS JOIN LATERAL unnest(v.search_vector) t
+    GROUP BY i.projection_id, t.lexeme`.execute(db);
+}
+
+function parseJsonValue(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
 }
 
 /** pgvector indexes `vector` columns of at most this many dimensions. */

@@ -1,5 +1,4 @@
 import type { Channel, MemoryHit, SearchResult } from '@powercontext/memory-core';
-import { RRF_K, RRF_RETRIEVAL_POLICY_ID } from '@powercontext/retrieval-rrf';
 
 /**
  * The redacted explain of one search (a project extension answering RFC 0080's open question). It
@@ -34,10 +33,7 @@ export function buildRedactedExplain(result: SearchResult, retrievalPolicyId: st
         entry_version_id: hit.citation.entryVersionId,
         coarse_rank: coarseRank,
         channel_ranks: perChannel(hit, (rank) => rank),
-        rrf_contributions:
-          retrievalPolicyId === RRF_RETRIEVAL_POLICY_ID
-            ? perChannel(hit, (rank) => 1 / (RRF_K + rank))
-            : null,
+        rrf_contributions: hit.channelContributions ? { ...hit.channelContributions } : null,
         reranker_selected: trace ? rerankerChose && selected.has(coarseRank) : null,
       };
     }),

@@ -40,6 +40,8 @@ const CORE_CODES: Record<PowerContextErrorCode, ApiErrorCode> = {
   rerank_saturated: 'rerank_saturated',
   rerank_deadline: 'rerank_deadline',
   rerank_failure: 'rerank_failure',
+  // Raised only when the runtime's own evidence binding is inconsistent: a defect, never the request.
+  rerank_evidence_mismatch: 'internal_error',
 };
 
 /** Maps any thrown value to the API error it is answered with. Unknown failures become internal_error. */

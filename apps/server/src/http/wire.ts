@@ -24,6 +24,9 @@ export function toEntryVersion(entry: EntryVersion) {
       source_id: source.sourceId,
       ...(source.locator === undefined ? {} : { locator: source.locator }),
     })),
+    position: entry.position
+      ? { source_id: entry.position.sourceId, order: [...entry.position.order] }
+      : null,
     metadata: entry.metadata,
     state: entry.state,
     created_at: entry.createdAt,

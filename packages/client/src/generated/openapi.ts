@@ -1272,6 +1272,7 @@ export interface components {
          */
         kind?: string;
         sources?: components['schemas']['SourceRef'][];
+        position?: components['schemas']['EntryPosition'];
         /** @description Free JSON object, at most 16 KiB serialized. */
         metadata?: {
           [key: string]: unknown;
@@ -1282,6 +1283,11 @@ export interface components {
     SourceRef: {
       source_id: string;
       locator?: string;
+    };
+    /** @description The entry’s place in an ordered source (a session and a turn number, a document and a paragraph). Neighbours in the same source lend it their words in the lexical index (RFC 0007). `order` compares element by element. */
+    EntryPosition: {
+      source_id: string;
+      order: number | number[];
     };
     ListEntriesResponse: {
       memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
@@ -1303,6 +1309,11 @@ export interface components {
       /** @description The Memory revision whose write created this version. */
       revision: number;
       sources: components['schemas']['SourceRef'][];
+      /** @description Where the entry sits in an ordered source, or null. */
+      position: {
+        source_id: string;
+        order: number[];
+      } | null;
       /** @description Free JSON object, at most 16 KiB serialized. */
       metadata: {
         [key: string]: unknown;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type EntryPosition, entryPositionSchema } from './lexical-projection.js';
 import { storableText } from './text-rules.js';
 
 export const ENTRY_TEXT_MAX_CHARS = 32_768;
@@ -26,6 +27,8 @@ export interface EntryVersion {
   /** The memory revision whose write created this version. */
   revision: number;
   sources: SourceRef[];
+  /** Where the entry sits in an ordered source; its neighbours there give it lexical context. */
+  position: EntryPosition | null;
   metadata: Record<string, JsonValue>;
   state: EntryState;
   createdAt: string;
@@ -78,6 +81,7 @@ export const rememberEntrySchema = z.strictObject({
   text: entryTextSchema,
   kind: entryKindSchema.default('note'),
   sources: z.array(sourceRefSchema).max(32, { error: 'sources must have at most 32 items' }).default([]),
+  position: entryPositionSchema.optional(),
   metadata: metadataSchema.default({}),
 });
 

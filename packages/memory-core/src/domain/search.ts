@@ -60,6 +60,8 @@ export interface MemoryHit {
   matchedBy: Channel[];
   channelRanks: Partial<Record<Channel, number>>;
   channelScores: Partial<Record<Channel, number>>;
+  /** What each channel added to `score`, when the policy's fusion is a sum over channels (RRF). */
+  channelContributions?: Partial<Record<Channel, number>>;
 }
 
 export interface SearchFallback {

@@ -1,3 +1,8 @@
+import type {
+  EntryPosition,
+  LexicalProjectionPolicy,
+  LexicalProjectionState,
+} from '../domain/lexical-projection.js';
 import type { EntryState, EntryVersion, JsonValue, SourceRef } from '../domain/memory-entry.js';
 import type { MemoryRef } from '../domain/memory-ref.js';
 import type { ChannelCandidate, LexicalCandidate } from '../domain/search.js';
@@ -14,6 +19,7 @@ export interface NewEntryVersion {
   text: string;
   contentHash: string;
   sources: SourceRef[];
+  position: EntryPosition | null;
   metadata: Record<string, JsonValue>;
   state: EntryState;
   /** Vector for the search index; absent when embedding failed or the version is inactive. */
@@ -28,10 +34,15 @@ export interface MemoryWriteTransaction {
   findActiveByContentHash(hashes: readonly string[]): Promise<Map<string, EntryVersion>>;
   /** The entry's current (newest) version, active or not. */
   currentVersion(entryId: string): Promise<EntryVersion | undefined>;
-  /** Writes revision `expectedRevision + 1` with these versions and moves the head. At most once. */
+  /**
+   * Writes revision `expectedRevision + 1` with these versions and moves the head. At most once.
+   * In the same transaction it re-projects, under `projection`, the lexical index entries whose
+   * neighbour context the write changes (see `planProjections`).
+   */
   appendRevision(
     operation: RevisionOperation,
     versions: readonly NewEntryVersion[],
+    projection: LexicalProjectionPolicy,
   ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }>;
 }
 
@@ -126,6 +137,18 @@ export interface MemoryStore {
   putEmbeddings(scopeId: string, profileId: string, embeddings: readonly EmbeddingToStore[]): Promise<void>;
   /** Records the profile and builds its vector index; idempotent, called once at start-up. */
   prepareEmbeddingProfile(profile: EmbeddingProfile): Promise<void>;
+  /** How many active entries at `revision` are projected by a policy other than `policyId`. */
+  lexicalProjectionState(
+    scopeId: string,
+    revision: number,
+    policyId: string,
+  ): Promise<LexicalProjectionState>;
+  /**
+   * Re-projects every active entry at the head whose projection differs from what `projection`
+   * gives (another policy, or a context that no longer matches), without a new revision: the
+   * projection is an index of the memory, not part of it. Returns the number re-projected.
+   */
+  rebuildLexicalProjection(scopeId: string, projection: LexicalProjectionPolicy): Promise<number>;
   /** Every scope that has a memory, for maintenance commands. */
   listScopes(): Promise<string[]>;
   close(): Promise<void>;

@@ -1,3 +1,4 @@
+import type { LexicalProjectionPolicy } from '../domain/lexical-projection.js';
 import type { ChannelCandidate, LexicalCandidate, MemoryHit } from '../domain/search.js';
 
 /** BM25 parameters the lexical channel ranks with. */
@@ -15,6 +16,8 @@ export interface Bm25Parameters {
 export interface RetrievalPolicy {
   readonly id: string;
   readonly bm25: Bm25Parameters;
+  /** What the lexical index holds for each entry (its words and its neighbours'), applied at write time. */
+  readonly lexicalProjection: LexicalProjectionPolicy;
   /** Candidates each channel fetches for a coarse limit. */
   channelFetchLimit(coarseLimit: number): number;
   admitLexical(candidates: readonly LexicalCandidate[], queryTermCount: number): LexicalCandidate[];

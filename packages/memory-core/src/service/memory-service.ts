@@ -129,6 +129,10 @@ export class MemoryService {
     return this.#policy;
   }
 
+  get #projection() {
+    return this.#policy.lexicalProjection;
+  }
+
   async remember(scopeId: string, request: RememberRequest): Promise<RememberResult> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const { entries } = parseInput(rememberRequestSchema, request);
@@ -168,6 +172,7 @@ export class MemoryService {
           text: entry.text,
           contentHash: entry.contentHash,
           sources: entry.sources,
+          position: entry.position ?? null,
           metadata: entry.metadata,
           state: 'active',
           ...(vector ? { embedding: { profileId: this.#embedder.profile.id, vector } } : {}),
@@ -176,7 +181,8 @@ export class MemoryService {
         created.push(version);
         results.push({ entryId: version.entryId, entryVersionId: version.entryVersionId, status: 'created' });
       });
-      const memory = created.length > 0 ? (await tx.appendRevision('remember', created)).memory : head;
+      const memory =
+        created.length > 0 ? (await tx.appendRevision('remember', created, this.#projection)).memory : head;
       if (!memory) throw new Error('unreachable: duplicates found in a scope that was never written');
       return { memory, entries: results };
     });
@@ -226,7 +232,7 @@ export class MemoryService {
       const next = this.#nextVersion(current, { kind, text: input.text, contentHash: hash, metadata });
       if (vector && next.state === 'active')
         next.embedding = { profileId: this.#embedder.profile.id, vector };
-      const { memory, versions } = await tx.appendRevision('revise', [next]);
+      const { memory, versions } = await tx.appendRevision('revise', [next], this.#projection);
       return { memory, entry: versions[0]!, status: 'created' as const };
     });
   }
@@ -239,7 +245,7 @@ export class MemoryService {
       if (current.state === 'inactive')
         return { memory: head!, entry: current, status: 'unchanged' as const };
       const next = this.#nextVersion(current, { state: 'inactive' });
-      const { memory, versions } = await tx.appendRevision('forget', [next]);
+      const { memory, versions } = await tx.appendRevision('forget', [next], this.#projection);
       return { memory, entry: versions[0]!, status: 'created' as const };
     });
   }
@@ -258,7 +264,7 @@ export class MemoryService {
       if (vector && before?.contentHash === current.contentHash) {
         next.embedding = { profileId: this.#embedder.profile.id, vector };
       }
-      const { memory, versions } = await tx.appendRevision('reactivate', [next]);
+      const { memory, versions } = await tx.appendRevision('reactivate', [next], this.#projection);
       return { memory, entry: versions[0]!, status: 'created' as const };
     });
   }
@@ -399,6 +405,22 @@ export class MemoryService {
     }
   }
 
+  /**
+   * Rebuilds the lexical projection of the scope's active entries under the retrieval policy's
+   * projection (after a change of its neighbour weights). Returns how many entries were re-projected.
+   */
+  async rebuildLexicalIndex(scopeId: string): Promise<number> {
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
+    return this.#locks.run(scope, () => this.#store.rebuildLexicalProjection(scope, this.#projection));
+  }
+
+  /** Active entries at the head whose lexical projection was built by another policy. */
+  async lexicalIndexState(scopeId: string) {
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
+    const head = await this.#store.head(scope);
+    return this.#store.lexicalProjectionState(scope, head?.revision ?? 0, this.#projection.id);
+  }
+
   async #memoryAt(scopeId: string, revision: number | undefined): Promise<MemoryRef | undefined> {
     const head = await this.#store.head(scopeId);
     if (revision === undefined || !head) {
@@ -428,6 +450,7 @@ export class MemoryService {
       text: current.text,
       contentHash: current.contentHash,
       sources: current.sources,
+      position: current.position,
       metadata: current.metadata,
       state: current.state,
       ...change,

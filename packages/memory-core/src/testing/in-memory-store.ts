@@ -1,4 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import {
+  type LexicalProjectionPolicy,
+  type LexicalProjectionState,
+  type PlannedProjection,
+  type ProjectionNeighbour,
+  planProjections,
+  type SourceMember,
+} from '../domain/lexical-projection.js';
 import type { EntryVersion } from '../domain/memory-entry.js';
 import type { MemoryRef } from '../domain/memory-ref.js';
 import type { ChannelCandidate, LexicalCandidate } from '../domain/search.js';
@@ -30,14 +38,30 @@ interface StoredVersion {
   vectors: Map<string, number[]>;
 }
 
+/** What the lexical index holds for one entry version from revision `from` until `supersededAt`. */
+interface StoredProjection {
+  entryVersionId: string;
+  from: number;
+  supersededAt?: number;
+  policyId: string;
+  context: ProjectionNeighbour[];
+  terms: Map<string, number>;
+  length: number;
+}
+
 interface StoredMemory {
   ref: MemoryRef;
   versions: StoredVersion[];
+  projections: StoredProjection[];
 }
 
 const liveAt = (stored: StoredVersion, revision: number) =>
   stored.version.revision <= revision &&
   (stored.supersededAt === undefined || stored.supersededAt > revision);
+
+const projectionLiveAt = (projection: StoredProjection, revision: number) =>
+  projection.from <= revision &&
+  (projection.supersededAt === undefined || projection.supersededAt > revision);
 
 /**
  * A complete MemoryStore in process memory, for tests and examples. It passes the same contract
@@ -62,9 +86,7 @@ export class InMemoryMemoryStore implements MemoryStore {
       if ((memory?.ref.revision ?? 0) !== expectedRevision)
         throw new RevisionConflictError(scopeId, expectedRevision);
       const live = (memory?.versions ?? []).filter((stored) => liveAt(stored, expectedRevision));
-      let pending:
-        | { operation: RevisionOperation; versions: readonly NewEntryVersion[]; ref: MemoryRef }
-        | undefined;
+      let pending: PendingRevision | undefined;
       const createdAt = new Date().toISOString();
       const tx: MemoryWriteTransaction = {
         findActiveByContentHash: async (hashes) =>
@@ -84,14 +106,14 @@ export class InMemoryMemoryStore implements MemoryStore {
           const found = live.find((stored) => stored.version.entryId === entryId);
           return found ? { ...found.version } : undefined;
         },
-        appendRevision: async (operation, versions) => {
+        appendRevision: async (operation, versions, projection) => {
           if (pending) throw new Error('appendRevision may be called once per write');
           const ref = {
             artifactId: memory?.ref.artifactId ?? randomUUID(),
             scopeId,
             revision: expectedRevision + 1,
           };
-          pending = { operation, versions, ref };
+          pending = { operation, versions, ref, projection };
           return {
             memory: ref,
             versions: versions.map((version) => toEntryVersion(version, ref.revision, createdAt)),
@@ -104,19 +126,22 @@ export class InMemoryMemoryStore implements MemoryStore {
     });
   }
 
-  #apply(
-    scopeId: string,
-    memory: StoredMemory | undefined,
-    pending: { operation: RevisionOperation; versions: readonly NewEntryVersion[]; ref: MemoryRef },
-    createdAt: string,
-  ) {
-    const target = memory ?? { ref: pending.ref, versions: [] };
+  #apply(scopeId: string, memory: StoredMemory | undefined, pending: PendingRevision, createdAt: string) {
+    const target = memory ?? { ref: pending.ref, versions: [], projections: [] };
+    const revision = pending.ref.revision;
     for (const version of pending.versions) {
       if (version.previousVersionId) {
         const previous = target.versions.find(
           (stored) => stored.version.entryVersionId === version.previousVersionId,
         );
-        if (previous) previous.supersededAt = pending.ref.revision;
+        if (previous) previous.supersededAt = revision;
+        for (const projection of target.projections) {
+          if (
+            projection.entryVersionId === version.previousVersionId &&
+            projection.supersededAt === undefined
+          )
+            projection.supersededAt = revision;
+        }
       }
       const terms = version.state === 'active' ? termFrequencies(version.text) : new Map<string, number>();
       target.versions.push({
@@ -130,7 +155,88 @@ export class InMemoryMemoryStore implements MemoryStore {
       });
     }
     target.ref = pending.ref;
+    const touched = new Set(pending.versions.flatMap((v) => (v.position ? [v.position.sourceId] : [])));
+    const unpositioned = pending.versions
+      .filter((v) => v.state === 'active' && !v.position)
+      .map((v) => v.entryVersionId);
+    const planned = this.#plan(target, pending.projection, touched, unpositioned);
+    for (const plan of planned) {
+      const current = target.projections.find(
+        (p) => p.entryVersionId === plan.entryVersionId && p.supersededAt === undefined,
+      );
+      if (current) current.supersededAt = revision;
+      target.projections.push({ ...project(target, plan, pending.projection), from: revision });
+    }
     this.#memories.set(scopeId, target);
+  }
+
+  /** Projections to rebuild for these sources and unpositioned versions, at the head of `memory`. */
+  #plan(
+    memory: StoredMemory,
+    policy: LexicalProjectionPolicy,
+    sourceIds: ReadonlySet<string>,
+    unpositioned: readonly string[],
+  ): PlannedProjection[] {
+    const sources = new Map<string, SourceMember[]>();
+    for (const stored of memory.versions) {
+      const position = stored.version.position;
+      if (!position || !sourceIds.has(position.sourceId)) continue;
+      if (stored.version.state !== 'active' || !liveAt(stored, memory.ref.revision)) continue;
+      const members = sources.get(position.sourceId) ?? [];
+      members.push({
+        entryId: stored.version.entryId,
+        entryVersionId: stored.version.entryVersionId,
+        order: position.order,
+      });
+      sources.set(position.sourceId, members);
+    }
+    return planProjections({
+      policy,
+      sources,
+      unpositioned,
+      current: (entryVersionId) =>
+        memory.projections.find((p) => p.entryVersionId === entryVersionId && p.supersededAt === undefined),
+    });
+  }
+
+  async lexicalProjectionState(
+    scopeId: string,
+    revision: number,
+    policyId: string,
+  ): Promise<LexicalProjectionState> {
+    const memory = this.#memories.get(scopeId);
+    const stale = this.#live(scopeId, revision).filter((stored) => {
+      if (stored.version.state !== 'active') return false;
+      const projection = memory?.projections.find(
+        (p) => p.entryVersionId === stored.version.entryVersionId && projectionLiveAt(p, revision),
+      );
+      return projection?.policyId !== policyId;
+    }).length;
+    return { policyId, stale, complete: stale === 0 };
+  }
+
+  async rebuildLexicalProjection(scopeId: string, projection: LexicalProjectionPolicy): Promise<number> {
+    return this.#locks.run(scopeId, async () => {
+      const memory = this.#memories.get(scopeId);
+      if (!memory) return 0;
+      const active = this.#live(scopeId, memory.ref.revision).filter((s) => s.version.state === 'active');
+      const sourceIds = new Set(
+        active.flatMap((s) => (s.version.position ? [s.version.position.sourceId] : [])),
+      );
+      const unpositioned = active.filter((s) => !s.version.position).map((s) => s.version.entryVersionId);
+      const planned = this.#plan(memory, projection, sourceIds, unpositioned);
+      // Computed before any is replaced, then swapped in place: the rebuilt projection keeps the
+      // revision range of the one it replaces, since the memory itself did not change.
+      const rebuilt = planned.map((plan) => project(memory, plan, projection));
+      for (const next of rebuilt) {
+        const current = memory.projections.find(
+          (p) => p.entryVersionId === next.entryVersionId && p.supersededAt === undefined,
+        );
+        if (current) Object.assign(current, next);
+        else memory.projections.push({ ...next, from: memory.ref.revision });
+      }
+      return rebuilt.length;
+    });
   }
 
   async revisionExists(scopeId: string, revision: number) {
@@ -180,9 +286,17 @@ export class InMemoryMemoryStore implements MemoryStore {
 
   async lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
     const terms = [...new Set(analyze(query.query))];
-    const live = this.#live(query.scopeId, query.revision).filter(
-      (stored) => stored.version.state === 'active',
+    const projections = (this.#memories.get(query.scopeId)?.projections ?? []).filter((p) =>
+      projectionLiveAt(p, query.revision),
     );
+    const live = this.#live(query.scopeId, query.revision)
+      .filter((stored) => stored.version.state === 'active')
+      .flatMap((stored) => {
+        const projection = projections.find((p) => p.entryVersionId === stored.version.entryVersionId);
+        return projection
+          ? [{ version: stored.version, terms: projection.terms, length: projection.length }]
+          : [];
+      });
     const count = live.length;
     const averageLength = count === 0 ? 0 : live.reduce((sum, stored) => sum + stored.length, 0) / count;
     const documentFrequency = new Map(
@@ -258,6 +372,31 @@ export class InMemoryMemoryStore implements MemoryStore {
   #live(scopeId: string, revision: number) {
     return (this.#memories.get(scopeId)?.versions ?? []).filter((stored) => liveAt(stored, revision));
   }
+}
+
+interface PendingRevision {
+  operation: RevisionOperation;
+  versions: readonly NewEntryVersion[];
+  ref: MemoryRef;
+  projection: LexicalProjectionPolicy;
+}
+
+/** An entry's own term frequencies plus each neighbour's, scaled by its weight. */
+function project(
+  memory: StoredMemory,
+  plan: PlannedProjection,
+  policy: LexicalProjectionPolicy,
+): Omit<StoredProjection, 'from'> {
+  const own = memory.versions.find((s) => s.version.entryVersionId === plan.entryVersionId);
+  const terms = new Map(own?.terms ?? []);
+  for (const neighbour of plan.context) {
+    const stored = memory.versions.find((s) => s.version.entryVersionId === neighbour.entryVersionId);
+    for (const [term, count] of stored?.terms ?? []) {
+      terms.set(term, (terms.get(term) ?? 0) + neighbour.weight * count);
+    }
+  }
+  const length = [...terms.values()].reduce((sum, count) => sum + count, 0);
+  return { entryVersionId: plan.entryVersionId, policyId: policy.id, context: plan.context, terms, length };
 }
 
 function toEntryVersion(version: NewEntryVersion, revision: number, createdAt: string): EntryVersion {

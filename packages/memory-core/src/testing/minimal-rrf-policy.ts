@@ -1,3 +1,4 @@
+import { PLAIN_LEXICAL_PROJECTION } from '../domain/lexical-projection.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
 
 type Hit = ReturnType<RetrievalPolicy['fuse']>[number];
@@ -9,6 +10,7 @@ type Hit = ReturnType<RetrievalPolicy['fuse']>[number];
 export const minimalRrfPolicy: RetrievalPolicy = {
   id: 'test.minimal-rrf.v1',
   bm25: { k1: 1.2, b: 0.75, delta: 0 },
+  lexicalProjection: PLAIN_LEXICAL_PROJECTION,
   channelFetchLimit: (limit) => Math.max(4 * limit, 32),
   admitLexical: (candidates) => [...candidates],
   admitVector: (candidates, minCosine) =>

@@ -1,3 +1,4 @@
+import { PLAIN_LEXICAL_PROJECTION } from '../domain/lexical-projection.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
 
 const refuse = (): never => {
@@ -8,6 +9,7 @@ const refuse = (): never => {
 export const noSearchPolicy: RetrievalPolicy = {
   id: 'test.no-search.v1',
   bm25: { k1: 1.2, b: 0.75, delta: 0 },
+  lexicalProjection: PLAIN_LEXICAL_PROJECTION,
   channelFetchLimit: refuse,
   admitLexical: refuse,
   admitVector: refuse,

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../domain/content-hash.js';
+import { PLAIN_LEXICAL_PROJECTION } from '../domain/lexical-projection.js';
 import type { Embedder } from '../ports/embedder.port.js';
 import { noopLogger } from '../ports/logger.port.js';
 import type { MemoryStore, NewEntryVersion } from '../ports/memory-store.port.js';
 import { MemoryService } from '../service/memory-service.js';
 import { createFakeEmbedder } from './fake-embedder.js';
 import { noSearchPolicy } from './no-search-policy.js';
+import { describeLexicalProjectionContract } from './projection-contract.js';
 
 export interface StoreContractOptions {
   /** Creates one store for the whole suite; every test works in scopes of its own. */
@@ -41,6 +43,8 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
     afterAll(async () => {
       await store?.close();
     });
+
+    describeLexicalProjectionContract(() => store);
 
     it('starts a scope at revision 1 and keeps one artifact id across revisions', async () => {
       const scopeId = scope();
@@ -239,7 +243,9 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       const scopeId = scope();
       await service.remember(scopeId, { entries: [{ text: 'base' }] });
       await expect(
-        store.write(scopeId, 0, async (tx) => tx.appendRevision('remember', [newVersion('stale write')])),
+        store.write(scopeId, 0, async (tx) =>
+          tx.appendRevision('remember', [newVersion('stale write')], PLAIN_LEXICAL_PROJECTION),
+        ),
       ).rejects.toMatchObject({ code: 'revision_conflict', retryable: true });
       expect((await store.head(scopeId))?.revision).toBe(1);
       expect((await service.list(scopeId, {})).entries.map((e) => e.text)).toEqual(['base']);
@@ -250,7 +256,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       await service.remember(scopeId, { entries: [{ text: 'base' }] });
       await expect(
         store.write(scopeId, 1, async (tx) => {
-          await tx.appendRevision('remember', [newVersion('half written')]);
+          await tx.appendRevision('remember', [newVersion('half written')], PLAIN_LEXICAL_PROJECTION);
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
@@ -494,6 +500,7 @@ function newVersion(text: string): NewEntryVersion {
     text,
     contentHash: contentHash('note', text),
     sources: [],
+    position: null,
     metadata: {},
     state: 'active',
   };

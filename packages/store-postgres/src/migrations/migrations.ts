@@ -65,6 +65,47 @@ const MEMORY_MODEL_DDL = [
 ];
 
 /**
+ * Contextual lexical index (RFC 0007): entries get an optional position in an ordered source, and the
+ * lexical index moves from one postings set per entry version to versioned projections. A projection
+ * holds an entry's words plus its neighbours' (weighted), is valid for a revision range like an entry
+ * version, and names the policy that built it. Existing versions keep their own words only, under
+ * the plain policy, until a rebuild.
+ */
+const CONTEXTUAL_INDEX_DDL = [
+  `ALTER TABLE pc_entry_versions ADD COLUMN position_source text, ADD COLUMN position_order float8[]`,
+  `CREATE INDEX pc_entry_versions_position ON pc_entry_versions (scope_id, position_source)
+  WHERE position_source IS NOT NULL AND superseded_revision IS NULL`,
+  `CREATE TABLE pc_lexical_projections (
+  projection_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  scope_id text NOT NULL,
+  entry_version_id uuid NOT NULL REFERENCES pc_entry_versions (entry_version_id),
+  revision integer NOT NULL,
+  superseded_revision integer,
+  policy_id text NOT NULL,
+  context jsonb NOT NULL,
+  lexical_length double precision NOT NULL
+)`,
+  `CREATE UNIQUE INDEX pc_lexical_projections_current ON pc_lexical_projections (entry_version_id)
+  WHERE superseded_revision IS NULL`,
+  `CREATE INDEX pc_lexical_projections_scope_revision ON pc_lexical_projections (scope_id, revision)`,
+  `CREATE TABLE pc_lexical_postings (
+  scope_id text NOT NULL,
+  lexeme text NOT NULL,
+  projection_id bigint NOT NULL REFERENCES pc_lexical_projections (projection_id) ON DELETE CASCADE,
+  tf double precision NOT NULL,
+  PRIMARY KEY (scope_id, lexeme, projection_id)
+)`,
+  `CREATE INDEX pc_lexical_postings_projection ON pc_lexical_postings (projection_id)`,
+  `INSERT INTO pc_lexical_projections (scope_id, entry_version_id, revision, superseded_revision, policy_id, context, lexical_length)
+  SELECT scope_id, entry_version_id, revision, superseded_revision, 'powercontext.lexical.neighbours.v1()', '[]'::jsonb, lexical_length
+  FROM pc_entry_versions WHERE state = 'active'`,
+  `INSERT INTO pc_lexical_postings (scope_id, lexeme, projection_id, tf)
+  SELECT o.scope_id, o.lexeme, p.projection_id, o.tf FROM pc_postings o
+  JOIN pc_lexical_projections p ON p.entry_version_id = o.entry_version_id`,
+  `DROP TABLE pc_postings`,
+];
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -73,6 +114,11 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>) {
       await sql`CREATE EXTENSION IF NOT EXISTS vector`.execute(db);
       for (const statement of MEMORY_MODEL_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0002_contextual_lexical_index': {
+    async up(db: Kysely<unknown>) {
+      for (const statement of CONTEXTUAL_INDEX_DDL) await sql.raw(statement).execute(db);
     },
   },
 };

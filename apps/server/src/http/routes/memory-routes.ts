@@ -135,6 +135,9 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
                   ...(source.locator === undefined ? {} : { locator: source.locator }),
                 })),
               }),
+          ...(entry.position === undefined
+            ? {}
+            : { position: { sourceId: entry.position.source_id, order: entry.position.order } }),
           ...(entry.metadata === undefined ? {} : { metadata: asJson(entry.metadata) }),
         })),
       });

@@ -37,6 +37,21 @@ export const sourceRefSchema = z
   })
   .openapi('SourceRef', { description: 'Where an entry came from, e.g. a conversation and a turn.' });
 
+export const positionSchema = z
+  .strictObject({
+    source_id: z
+      .string({ error: 'position.source_id must be a string' })
+      .min(1, { error: 'position.source_id must be at least 1 character' })
+      .max(512, { error: 'position.source_id must be at most 512 characters' }),
+    order: z.union([z.number(), z.array(z.number()).min(1).max(4)], {
+      error: 'position.order must be a number or an array of 1-4 numbers',
+    }),
+  })
+  .openapi('EntryPosition', {
+    description:
+      'The entry’s place in an ordered source (a session and a turn number, a document and a paragraph). Neighbours in the same source lend it their words in the lexical index (RFC 0007). `order` compares element by element.',
+  });
+
 // Any JSON object (a request body is JSON already); the runtime checks its size and its strings.
 export const metadataField = z
   .record(z.string(), z.unknown(), { error: 'metadata must be a JSON object' })
@@ -56,6 +71,10 @@ export const entryVersionSchema = z
       .min(1)
       .openapi({ description: 'The Memory revision whose write created this version.' }),
     sources: z.array(sourceRefSchema),
+    position: z
+      .object({ source_id: z.string(), order: z.array(z.number()) })
+      .nullable()
+      .openapi({ description: 'Where the entry sits in an ordered source, or null.' }),
     metadata: metadataField,
     state: z.enum(['active', 'inactive']),
     created_at: z.string().openapi({ description: 'ISO 8601 timestamp.' }),
