@@ -127,7 +127,7 @@ describe('HTTP app (in process)', () => {
     const { explain, ...rest } = explained.json;
     expect(JSON.stringify(rest)).toBe(plain.text);
     expect(explain).toMatchObject({
-      retrieval_policy_id: 'powercontext.retrieval.rrf.v1',
+      retrieval_policy_id: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v2/),
       requested_mode: 'hybrid',
       mode_fallback: null,
       rerank: null,
@@ -138,9 +138,12 @@ describe('HTTP app (in process)', () => {
     const first = explain!.hits[0]!;
     expect(first.coarse_rank).toBe(1);
     expect(first.reranker_selected).toBeNull();
+    // RRF with k = 60; the local embedder's vector channel counts 0.1 (RFC 0007).
+    const weights = { fts: 1, vector: 0.1 };
     for (const channel of ['fts', 'vector'] as const) {
       const rank = first.channel_ranks[channel];
-      if (rank !== undefined) expect(first.rrf_contributions?.[channel]).toBeCloseTo(1 / (60 + rank), 12);
+      if (rank !== undefined)
+        expect(first.rrf_contributions?.[channel]).toBeCloseTo(weights[channel] / (60 + rank), 12);
     }
     expect(plain.json.hits[0]!.score).toBeCloseTo(
       Object.values(first.rrf_contributions ?? {}).reduce((sum, value) => sum + value, 0),

@@ -94,7 +94,7 @@ export function describeServerContract(name: string, options: ServerContractOpti
         api_version: 'v1',
         search_modes: ['auto', 'fts', 'vector', 'hybrid'],
         embedding_profile: { id: expect.stringContaining('@'), dimension: expect.any(Number) },
-        retrieval_policy_id: 'powercontext.retrieval.rrf.v1',
+        retrieval_policy_id: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v2/),
         explain: ['redacted'],
       });
     });
