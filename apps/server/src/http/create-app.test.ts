@@ -100,6 +100,35 @@ describe('HTTP app (in process)', () => {
     ]);
   });
 
+  it('accepts an entry position, returns it on reads, and names the field of a bad one', async () => {
+    const { call } = createTestApp(await runtimeWith());
+    const written = await call<{ entries: { entry_id: string }[] }>(
+      '/v1/memory/remember',
+      {
+        scope_id: 'alpha',
+        entries: [
+          { text: 'the ferry leaves at noon', position: { source_id: 'chat-1', order: [1, 4] } },
+          { text: 'bring the blue umbrella', position: { source_id: 'chat-1', order: 5 } },
+        ],
+      },
+      { key: ALL },
+    );
+    expect(written.status).toBe(200);
+    const got = await call<{ entry: { position: unknown } }>(
+      '/v1/memory/entries/get',
+      { scope_id: 'alpha', entry_id: written.json.entries[0]!.entry_id },
+      { key: ALL },
+    );
+    expect(got.json.entry.position).toEqual({ source_id: 'chat-1', order: [1, 4] });
+    const bad = await call(
+      '/v1/memory/remember',
+      { scope_id: 'alpha', entries: [{ text: 'x', position: { source_id: 'chat-1', order: [] } }] },
+      { key: ALL },
+    );
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.json)).toContain('entries.0.position.order');
+  });
+
   it('answers 413 for a body over the limit, before parsing it', async () => {
     const { call } = createTestApp(await runtimeWith(), { bodyLimitBytes: 2_048 });
     const big = await call('/v1/memory/remember', remember(['x'.repeat(4_000)]), { key: ALL });

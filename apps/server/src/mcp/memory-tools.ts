@@ -116,6 +116,9 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
                     ...(source.locator === undefined ? {} : { locator: source.locator }),
                   })),
                 }),
+            ...(entry.position === undefined
+              ? {}
+              : { position: { sourceId: entry.position.source_id, order: entry.position.order } }),
             ...(entry.metadata === undefined ? {} : { metadata: jsonObject(entry.metadata) }),
           })),
         });

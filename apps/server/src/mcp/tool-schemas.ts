@@ -53,6 +53,15 @@ export const rememberInput = z.strictObject({
             }),
           )
           .optional(),
+        position: z
+          .strictObject({
+            source_id: z.string().describe('The ordered source, e.g. a conversation session or a document.'),
+            order: z
+              .union([z.number(), z.array(z.number())])
+              .describe('The place in the source, e.g. a turn number; arrays compare element by element.'),
+          })
+          .optional()
+          .describe('Where the entry sits in an ordered source; its neighbours there lend it context.'),
         metadata: metadata.optional(),
       }),
     )
