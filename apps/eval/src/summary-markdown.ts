@@ -47,19 +47,19 @@ const ms = (p50: number | undefined, p95: number | undefined) =>
   p50 === undefined || p95 === undefined ? DASH : `${p50.toFixed(2)} / ${p95.toFixed(2)}`;
 
 function metricTable(runs: readonly MeasuredRun[], pick: 'final' | 'coarse'): string[] {
-  const header = `| system | mode | unit | rerank | ${METRIC_KEYS.map((key) => HEADERS[key]).join(' | ')} | search p50 / p95 ms | rerank p50 / p95 ms |`;
-  const lines = [header, `|---|---|---|---|${METRIC_KEYS.map(() => '---:').join('|')}|---:|---:|`];
+  const header = `| system | mode | unit | rerank | context | ${METRIC_KEYS.map((key) => HEADERS[key]).join(' | ')} | search p50 / p95 ms | rerank p50 / p95 ms |`;
+  const lines = [header, `|---|---|---|---|---|${METRIC_KEYS.map(() => '---:').join('|')}|---:|---:|`];
   for (const run of runs) {
     const metrics = run[pick];
     const latency = run.latency_ms ?? {};
     lines.push(
-      `| ${run.system} | ${run.mode} | ${run.unit} | ${run.rerank} | ${METRIC_KEYS.map((key) => cell(key, metrics[key])).join(' | ')} ` +
+      `| ${run.system} | ${run.mode} | ${run.unit} | ${run.rerank} | ${run.lexical_context ?? DASH} | ${METRIC_KEYS.map((key) => cell(key, metrics[key])).join(' | ')} ` +
         `| ${ms(latency.search_p50, latency.search_p95)} | ${ms(latency.rerank_p50, latency.rerank_p95)} |`,
     );
   }
   for (const reference of REFERENCE_ROWS) {
     lines.push(
-      `| ${reference.label} | dense | turn | published, not measured | ${METRIC_KEYS.map((key) => cell(key, reference.metrics[key])).join(' | ')} | ${DASH} | ${DASH} |`,
+      `| ${reference.label} | dense | turn | published, not measured | ${DASH} | ${METRIC_KEYS.map((key) => cell(key, reference.metrics[key])).join(' | ')} | ${DASH} | ${DASH} |`,
     );
   }
   return lines;
