@@ -1,6 +1,10 @@
 import { parseInput, ValidationError } from '@powercontext/memory-core';
 import { type AssemblyCandidate, assemblyCandidatesSchema } from './assembly-candidate.js';
-import { type AssemblyContract, type AssemblyContractInput, parseAssemblyContract } from './assembly-contract.js';
+import {
+  type AssemblyContract,
+  type AssemblyContractInput,
+  parseAssemblyContract,
+} from './assembly-contract.js';
 import {
   type AssemblyReport,
   OMISSION_REASONS,
