@@ -201,7 +201,9 @@ describe('POST /v1/context/prepare (in process)', () => {
     expect(response.status).toBe(200);
     expect(response.json).toMatchObject({ memory: null, selected: [], omitted: [] });
     expect(response.json.total_tokens).toBe(response.json.frame_tokens);
-    expect(response.json.context).toMatch(/^<notice>[^]*<\/retrieved_memory>\n$/u);
+    expect(response.json.context).toMatch(
+      /^<notice>.*<\/notice>\n<retrieved_memory>\n<\/retrieved_memory>\n$/su,
+    );
   });
 
   it('requires the read permission on the scope (403), without telling whether the scope exists', async () => {

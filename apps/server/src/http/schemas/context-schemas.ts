@@ -165,12 +165,9 @@ export const omittedCandidateSchema = z
       .min(0)
       .optional()
       .openapi({ description: 'Tokens its block would have taken; absent for not_selected.' }),
-    duplicate_of: z
-      .uuid()
-      .optional()
-      .openapi({
-        description: 'With duplicate_of: the entry_version_id of the chunk in `context` it repeats.',
-      }),
+    duplicate_of: z.uuid().optional().openapi({
+      description: 'With duplicate_of: the entry_version_id of the chunk in `context` it repeats.',
+    }),
     duplicate_match: z.enum(['exact', 'near']).optional(),
     similarity: z
       .number()
@@ -181,11 +178,9 @@ export const omittedCandidateSchema = z
 
 export const prepareContextResponseSchema = z
   .strictObject({
-    memory: artifactRefSchema
-      .nullable()
-      .openapi({
-        description: 'The revision the context was read from; null when the scope was never written.',
-      }),
+    memory: artifactRefSchema.nullable().openapi({
+      description: 'The revision the context was read from; null when the scope was never written.',
+    }),
     mode: z.enum(['fts', 'vector', 'hybrid']),
     context: z.string().openapi({
       description:
