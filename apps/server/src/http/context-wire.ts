@@ -79,34 +79,40 @@ export function toWireContract(contract: AssemblyContract) {
   };
 }
 
-function candidateFacts(chunk: SelectedChunk | OmittedCandidate) {
+function citationOf(chunk: SelectedChunk | OmittedCandidate) {
   return {
-    ref: chunk.ref,
-    citation: {
-      memory_ref: {
-        artifact_id: chunk.memoryRef.artifactId,
-        scope_id: chunk.memoryRef.scopeId,
-        revision: chunk.memoryRef.revision,
-      },
-      entry_id: chunk.entryId,
-      entry_version_id: chunk.entryVersionId,
+    memory_ref: {
+      artifact_id: chunk.memoryRef.artifactId,
+      scope_id: chunk.memoryRef.scopeId,
+      revision: chunk.memoryRef.revision,
     },
-    source: chunk.source,
-    content_digest: chunk.contentDigest,
-    ...(chunk.score === undefined ? {} : { score: chunk.score }),
+    entry_id: chunk.entryId,
+    entry_version_id: chunk.entryVersionId,
   };
 }
 
 function toWireSelected(chunk: SelectedChunk) {
-  return { ...candidateFacts(chunk), evidence_rank: chunk.evidenceRank, tokens: chunk.tokens };
+  return {
+    ref: chunk.ref,
+    evidence_rank: chunk.evidenceRank,
+    citation: citationOf(chunk),
+    source: chunk.source,
+    content_digest: chunk.contentDigest,
+    tokens: chunk.tokens,
+    ...(chunk.score === undefined ? {} : { score: chunk.score }),
+  };
 }
 
 function toWireOmitted(omission: OmittedCandidate) {
   return {
-    ...candidateFacts(omission),
-    reason: omission.reason,
+    ref: omission.ref,
     ...(omission.evidenceRank === undefined ? {} : { evidence_rank: omission.evidenceRank }),
+    citation: citationOf(omission),
+    source: omission.source,
+    content_digest: omission.contentDigest,
     ...(omission.tokens === undefined ? {} : { tokens: omission.tokens }),
+    ...(omission.score === undefined ? {} : { score: omission.score }),
+    reason: omission.reason,
     ...(omission.duplicateOf === undefined ? {} : { duplicate_of: omission.duplicateOf }),
     ...(omission.duplicateMatch === undefined ? {} : { duplicate_match: omission.duplicateMatch }),
     ...(omission.similarity === undefined ? {} : { similarity: omission.similarity }),

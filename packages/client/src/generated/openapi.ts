@@ -1707,6 +1707,8 @@ export interface components {
     ContextChunk: {
       /** @description The chunk’s handle in `context` (`<chunk ref="…">`): its rank in the retrieval order. */
       ref: number;
+      /** @description Position in the evidence order, best first. */
+      evidence_rank: number;
       citation: {
         memory_ref: components['schemas']['ArtifactRef'];
         /** Format: uuid */
@@ -1718,17 +1720,17 @@ export interface components {
       source: string;
       /** @description `sha256:` of the chunk’s UTF-8 text. */
       content_digest: string;
-      /** @description Only with score evidence (`evidence.kind: scores`). */
-      score?: number;
-      /** @description Position in the evidence order, best first. */
-      evidence_rank: number;
       /** @description Tokens of the chunk’s block in `context`. */
       tokens: number;
+      /** @description Only with score evidence (`evidence.kind: scores`). */
+      score?: number;
     };
     /** @description A candidate left out of the context, and why. */
     OmittedCandidate: {
       /** @description The chunk’s handle in `context` (`<chunk ref="…">`): its rank in the retrieval order. */
       ref: number;
+      /** @description Position in the evidence order; absent for not_selected. */
+      evidence_rank?: number;
       citation: {
         memory_ref: components['schemas']['ArtifactRef'];
         /** Format: uuid */
@@ -1740,14 +1742,12 @@ export interface components {
       source: string;
       /** @description `sha256:` of the chunk’s UTF-8 text. */
       content_digest: string;
+      /** @description Tokens its block would have taken; absent for not_selected. */
+      tokens?: number;
       /** @description Only with score evidence (`evidence.kind: scores`). */
       score?: number;
       /** @enum {string} */
       reason: 'duplicate_of' | 'chunk_limit' | 'source_cap' | 'token_budget' | 'not_selected';
-      /** @description Position in the evidence order; absent for not_selected. */
-      evidence_rank?: number;
-      /** @description Tokens its block would have taken; absent for not_selected. */
-      tokens?: number;
       /**
        * Format: uuid
        * @description With duplicate_of: the entry_version_id of the chunk in `context` it repeats.

@@ -128,43 +128,48 @@ const citationSchema = z.strictObject({
   entry_version_id: z.uuid(),
 });
 
-const candidateFacts = {
-  ref: z.int().min(1).openapi({
-    description: 'The chunk’s handle in `context` (`<chunk ref="…">`): its rank in the retrieval order.',
-  }),
-  citation: citationSchema,
-  source: z.string().openapi({
-    description: 'The source the per-source cap counts: the entry’s first source id, or `entry:<entry_id>`.',
-  }),
-  content_digest: z.string().openapi({ description: '`sha256:` of the chunk’s UTF-8 text.' }),
-  score: z
-    .number()
-    .optional()
-    .openapi({ description: 'Only with score evidence (`evidence.kind: scores`).' }),
-};
+const ref = z.int().min(1).openapi({
+  description: 'The chunk’s handle in `context` (`<chunk ref="…">`): its rank in the retrieval order.',
+});
+const source = z.string().openapi({
+  description: 'The source the per-source cap counts: the entry’s first source id, or `entry:<entry_id>`.',
+});
+const contentDigest = z.string().openapi({ description: '`sha256:` of the chunk’s UTF-8 text.' });
+const score = z
+  .number()
+  .optional()
+  .openapi({ description: 'Only with score evidence (`evidence.kind: scores`).' });
 
 export const contextChunkSchema = z
   .strictObject({
-    ...candidateFacts,
+    ref,
     evidence_rank: z.int().min(1).openapi({ description: 'Position in the evidence order, best first.' }),
+    citation: citationSchema,
+    source,
+    content_digest: contentDigest,
     tokens: z.int().min(0).openapi({ description: 'Tokens of the chunk’s block in `context`.' }),
+    score,
   })
   .openapi('ContextChunk', { description: 'A chunk in the context, with its exact citation.' });
 
 export const omittedCandidateSchema = z
   .strictObject({
-    ...candidateFacts,
-    reason: z.enum(OMISSION_REASONS),
+    ref,
     evidence_rank: z
       .int()
       .min(1)
       .optional()
       .openapi({ description: 'Position in the evidence order; absent for not_selected.' }),
+    citation: citationSchema,
+    source,
+    content_digest: contentDigest,
     tokens: z
       .int()
       .min(0)
       .optional()
       .openapi({ description: 'Tokens its block would have taken; absent for not_selected.' }),
+    score,
+    reason: z.enum(OMISSION_REASONS),
     duplicate_of: z.uuid().optional().openapi({
       description: 'With duplicate_of: the entry_version_id of the chunk in `context` it repeats.',
     }),
