@@ -36,8 +36,9 @@ const UNTRUSTED_NOTE =
 
 /**
  * An MCP server whose tools are the memory operations a model may call (the names of the runtime's
- * MODEL_CALLABLE_TOOLS). There is no decision or rerank tool: reranking and write gating are runtime steps a model must not drive (RFC 0004). Every tool checks
- * the principal for its scope first; failures come back as `isError` results holding a ToolError as JSON.
+ * MODEL_CALLABLE_TOOLS). There is no decision or rerank tool: reranking and write gating are runtime
+ * steps a model must not drive (RFC 0004). Every tool checks the principal for its scope first;
+ * failures come back as `isError` results holding a ToolError as JSON.
  */
 export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServer {
   const { runtime, principal } = options;
