@@ -1,4 +1,11 @@
-import type { EntryVersion, MemoryHit, MemoryRef, RevisionChange } from '@powercontext/memory-core';
+import type {
+  EntryVersion,
+  JsonValue,
+  MemoryHit,
+  MemoryRef,
+  RememberEntryInput,
+  RevisionChange,
+} from '@powercontext/memory-core';
 
 /** Runtime values (camelCase) to the JSON the API sends (snake_case). Field order is the schema's. */
 
@@ -51,5 +58,35 @@ export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {
     text: hit.text,
     score: hit.score,
     matched_by: [...hit.matchedBy],
+  };
+}
+
+/** One entry of a remember request as the HTTP route and the MCP tool receive it (snake_case). */
+export interface WireRememberEntry {
+  text: string;
+  kind?: string | undefined;
+  sources?: { source_id: string; locator?: string | undefined }[] | undefined;
+  position?: { source_id: string; order: number | number[] } | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** A remember entry from the wire to the runtime (camelCase); the runtime validates it again. */
+export function fromWireRememberEntry(entry: WireRememberEntry): RememberEntryInput {
+  return {
+    text: entry.text,
+    ...(entry.kind === undefined ? {} : { kind: entry.kind }),
+    ...(entry.sources === undefined
+      ? {}
+      : {
+          sources: entry.sources.map((source) => ({
+            sourceId: source.source_id,
+            ...(source.locator === undefined ? {} : { locator: source.locator }),
+          })),
+        }),
+    ...(entry.position === undefined
+      ? {}
+      : { position: { sourceId: entry.position.source_id, order: entry.position.order } }),
+    // A parsed JSON body holds JSON values only.
+    ...(entry.metadata === undefined ? {} : { metadata: entry.metadata as Record<string, JsonValue> }),
   };
 }

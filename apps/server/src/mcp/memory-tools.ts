@@ -4,7 +4,13 @@ import type { JsonValue } from '@powercontext/memory-core';
 import type { Runtime, ScopedMemory } from '@powercontext/runtime';
 import { decideAccess, type Permission, type Principal } from '../auth/principal.js';
 import { toContractInput, toPreparedContext } from '../http/context-wire.js';
-import { toArtifactRef, toEntryVersion, toOptionalArtifactRef, toSearchHit } from '../http/wire.js';
+import {
+  fromWireRememberEntry,
+  toArtifactRef,
+  toEntryVersion,
+  toOptionalArtifactRef,
+  toSearchHit,
+} from '../http/wire.js';
 import { accessDeniedError, type ToolError, toToolError } from './tool-error.js';
 import {
   entryWriteOutput,
@@ -112,22 +118,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     (input) =>
       call('remember_memory', input.scope_id, 'write', async (memory) => {
         const result = await memory.remember({
-          entries: input.entries.map((entry) => ({
-            text: entry.text,
-            ...(entry.kind === undefined ? {} : { kind: entry.kind }),
-            ...(entry.sources === undefined
-              ? {}
-              : {
-                  sources: entry.sources.map((source) => ({
-                    sourceId: source.source_id,
-                    ...(source.locator === undefined ? {} : { locator: source.locator }),
-                  })),
-                }),
-            ...(entry.position === undefined
-              ? {}
-              : { position: { sourceId: entry.position.source_id, order: entry.position.order } }),
-            ...(entry.metadata === undefined ? {} : { metadata: jsonObject(entry.metadata) }),
-          })),
+          entries: input.entries.map(fromWireRememberEntry),
         });
         return {
           memory: toArtifactRef(result.memory),

@@ -15,7 +15,13 @@ import {
   rememberResponseSchema,
   reviseRequestSchema,
 } from '../schemas/memory-schemas.js';
-import { toArtifactRef, toChange, toEntryVersion, toOptionalArtifactRef } from '../wire.js';
+import {
+  fromWireRememberEntry,
+  toArtifactRef,
+  toChange,
+  toEntryVersion,
+  toOptionalArtifactRef,
+} from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
 import { authorize, requireRuntime } from './route-helpers.js';
 
@@ -124,22 +130,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
     const result = await requireRuntime(options.runtime)
       .memory.forScope(body.scope_id)
       .remember({
-        entries: body.entries.map((entry) => ({
-          text: entry.text,
-          ...(entry.kind === undefined ? {} : { kind: entry.kind }),
-          ...(entry.sources === undefined
-            ? {}
-            : {
-                sources: entry.sources.map((source) => ({
-                  sourceId: source.source_id,
-                  ...(source.locator === undefined ? {} : { locator: source.locator }),
-                })),
-              }),
-          ...(entry.position === undefined
-            ? {}
-            : { position: { sourceId: entry.position.source_id, order: entry.position.order } }),
-          ...(entry.metadata === undefined ? {} : { metadata: asJson(entry.metadata) }),
-        })),
+        entries: body.entries.map(fromWireRememberEntry),
       });
     return c.json(
       {
