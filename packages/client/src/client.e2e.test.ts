@@ -105,6 +105,24 @@ describe('@powercontext/client against the reference server', () => {
       reranker_selected: null,
     });
 
+    const prepared = await client.prepareContext({
+      scope_id: 'client-a',
+      query: 'on-call rotation',
+      mode: 'fts',
+      contract: { token_budget: 500, max_chunks: 1 },
+    });
+    expect(prepared.selected.map((chunk) => chunk.citation)).toEqual([
+      {
+        memory_ref: remembered.memory,
+        entry_id: rotation!.entry_id,
+        entry_version_id: rotation!.entry_version_id,
+      },
+    ]);
+    expect(prepared.selected[0]!.source).toBe('wiki');
+    expect(prepared.context).toContain('The on-call rotation changes every Monday at nine.');
+    expect(prepared.total_tokens).toBeLessThanOrEqual(500);
+    expect(prepared.contract).toMatchObject({ token_budget: 500, max_chunks: 1, tokenizer: 'o200k_base' });
+
     const listed = await client.listEntries({ scope_id: 'client-a', limit: 1 });
     expect(listed.entries).toHaveLength(1);
     const rest = await client.listEntries({ scope_id: 'client-a', cursor: listed.next_cursor! });
@@ -176,6 +194,11 @@ describe('@powercontext/client against the reference server', () => {
     const invalid = await failure(reader.search({ scope_id: 'client-a', query: 'x', limit: 51 }));
     expect(invalid).toMatchObject({ code: 'invalid_request', status: 422, retryable: false });
     expect(invalid.details?.issues).toEqual([{ field: 'limit', rule: 'limit must be at most 50' }]);
+    const tooSmall = await failure(
+      reader.prepareContext({ scope_id: 'client-a', query: 'x', contract: { token_budget: 5 } }),
+    );
+    expect(tooSmall).toMatchObject({ code: 'invalid_request', status: 422 });
+    expect(tooSmall.details?.issues?.map((issue) => issue.field)).toEqual(['contract.token_budget']);
 
     const limited = clientFor('limited');
     await limited.capabilities();

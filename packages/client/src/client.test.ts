@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { PowerContextApiError } from './api-error.js';
-import type { OkBody, PostBody, SearchRequest, SearchResponse } from './api-types.js';
+import type { OkBody, PostBody, PrepareContextRequest, SearchRequest, SearchResponse } from './api-types.js';
 import { createPowerContextClient, retryAfter } from './client.js';
 
 interface Seen {
@@ -62,6 +62,7 @@ describe('createPowerContextClient', () => {
     await client.forgetEntry(target);
     await client.reactivateEntry(target);
     await client.changes({ scope_id: 's' });
+    await client.prepareContext({ scope_id: 's', query: 'q' });
     await client.capabilities();
     await client.health();
     await client.ready();
@@ -73,12 +74,55 @@ describe('createPowerContextClient', () => {
       'POST /v1/memory/entries/forget',
       'POST /v1/memory/entries/reactivate',
       'POST /v1/memory/changes',
+      'POST /v1/context/prepare',
       'GET /v1/capabilities',
       'GET /healthz',
       'GET /readyz',
     ]);
-    expect(calls[7]!.headers).not.toHaveProperty('content-type');
-    expect(calls[7]!.headers).not.toHaveProperty('authorization');
+    expect(calls[8]!.headers).not.toHaveProperty('content-type');
+    expect(calls[8]!.headers).not.toHaveProperty('authorization');
+  });
+
+  it('prepares context: posts the query and the snake_case contract, answers the report as sent', async () => {
+    const report = {
+      memory: { artifact_id: 'a', scope_id: 's', revision: 3 },
+      mode: 'fts',
+      context: '<notice>…</notice>\n<retrieved_memory>\n</retrieved_memory>\n',
+      total_tokens: 44,
+      frame_tokens: 44,
+      omission_counts: { duplicate_of: 0, chunk_limit: 0, source_cap: 0, token_budget: 0, not_selected: 0 },
+    };
+    const answers = [
+      Response.json(report),
+      Response.json(
+        errorBody('invalid_request', false, {
+          issues: [{ field: 'contract.token_budget', rule: 'token_budget must be at least 1' }],
+        }),
+        { status: 422 },
+      ),
+    ];
+    const { calls, fetch } = stubFetch(() => answers.shift()!);
+    const client = createPowerContextClient({ baseUrl: 'http://memory.test', apiKey: 'k', fetch });
+    const request: PrepareContextRequest = {
+      scope_id: 's',
+      query: 'when do we deploy?',
+      limit: 5,
+      mode: 'fts',
+      contract: { token_budget: 800, duplicates: { near: null }, ordering: 'generator_order' },
+    };
+    expect(await client.prepareContext(request)).toEqual(report);
+    expect(calls[0]).toMatchObject({
+      url: 'http://memory.test/v1/context/prepare',
+      method: 'POST',
+      body: request,
+    });
+    await expect(
+      client.prepareContext({ scope_id: 's', query: 'q', contract: { token_budget: 0 } }),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      status: 422,
+      details: { issues: [{ field: 'contract.token_budget', rule: 'token_budget must be at least 1' }] },
+    });
   });
 
   it('turns an error body into a PowerContextApiError with status, retry flag, details and Retry-After', async () => {
@@ -201,6 +245,10 @@ describe('createPowerContextClient', () => {
       PostBody<'/v1/memory/entries/forget'>
     >();
     expectTypeOf<Parameters<Client['changes']>[0]>().toEqualTypeOf<PostBody<'/v1/memory/changes'>>();
+    expectTypeOf<Parameters<Client['prepareContext']>[0]>().toEqualTypeOf<PostBody<'/v1/context/prepare'>>();
+    expectTypeOf<ReturnType<Client['prepareContext']>>().toEqualTypeOf<
+      Promise<OkBody<'/v1/context/prepare', 'post'>>
+    >();
     expectTypeOf<ReturnType<Client['forgetEntry']>>().toEqualTypeOf<
       Promise<OkBody<'/v1/memory/entries/forget', 'post'>>
     >();

@@ -11,6 +11,8 @@ import type {
   HealthResponse,
   ListEntriesRequest,
   ListEntriesResponse,
+  PrepareContextRequest,
+  PrepareContextResponse,
   RememberRequest,
   RememberResponse,
   ReviseRequest,
@@ -54,6 +56,11 @@ export interface PowerContextClient {
   reactivateEntry(request: EntryTargetRequest, options?: CallOptions): Promise<EntryWriteResponse>;
   /** POST /v1/memory/changes: entry versions written between two revisions, oldest first. */
   changes(request: ChangesRequest, options?: CallOptions): Promise<ChangesResponse>;
+  /**
+   * POST /v1/context/prepare: search, then pack the evidence under the assembly contract. Answers the
+   * framed `context` (the only place retrieved text appears), each chunk's citation and every omission.
+   */
+  prepareContext(request: PrepareContextRequest, options?: CallOptions): Promise<PrepareContextResponse>;
   /** GET /v1/capabilities: search modes, embedding profile, rerank policy in use. */
   capabilities(options?: CallOptions): Promise<CapabilitiesResponse>;
   /** GET /healthz: the process answers. */
@@ -123,6 +130,7 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     reactivateEntry: (request, callOptions) =>
       call('POST', 'v1/memory/entries/reactivate', request, callOptions),
     changes: (request, callOptions) => call('POST', 'v1/memory/changes', request, callOptions),
+    prepareContext: (request, callOptions) => call('POST', 'v1/context/prepare', request, callOptions),
     capabilities: (callOptions) => call('GET', 'v1/capabilities', undefined, callOptions),
     health: (callOptions) => call('GET', 'healthz', undefined, callOptions),
     ready: (callOptions) => call('GET', 'readyz', undefined, callOptions),

@@ -6,9 +6,12 @@ export {
 } from './api-error.js';
 export type {
   ArtifactRef,
+  AssemblyContract,
+  AssemblyContractRequest,
   CapabilitiesResponse,
   ChangesRequest,
   ChangesResponse,
+  ContextChunk,
   EntryTargetRequest,
   EntryVersion,
   EntryWriteResponse,
@@ -19,7 +22,10 @@ export type {
   ListEntriesRequest,
   ListEntriesResponse,
   OkBody,
+  OmittedCandidate,
   PostBody,
+  PrepareContextRequest,
+  PrepareContextResponse,
   RememberRequest,
   RememberResponse,
   ReviseRequest,

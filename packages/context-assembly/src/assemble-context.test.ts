@@ -1,6 +1,6 @@
 import { ValidationError } from '@powercontext/memory-core';
 import { describe, expect, it } from 'vitest';
-import { assembleContext, packContext } from './assemble-context.js';
+import { assembleContext, checkAssemblyContract, packContext } from './assemble-context.js';
 import type { AssemblyCandidate } from './assembly-candidate.js';
 import type { AssemblyContractInput } from './assembly-contract.js';
 import { candidatesOf, MEMORY } from './assembly-fixture.test.helper.js';
@@ -280,6 +280,27 @@ describe('context assembly', () => {
       issues: [
         { field: 'contract.tokenBudget', rule: expect.stringMatching(/tokens the frame itself takes/) },
       ],
+    });
+  });
+
+  it('checks a contract before any candidate exists: fields, defaults and a budget that holds the frame', async () => {
+    const defaults = await checkAssemblyContract();
+    expect(defaults).toMatchObject({ tokenBudget: 2000, maxChunks: 10, perSourceCap: 10 });
+    const empty = await assembleContext(scoredInput([], []));
+    await expect(checkAssemblyContract({ tokenBudget: empty.frameTokens - 1 })).rejects.toMatchObject({
+      code: 'invalid_request',
+      issues: [
+        {
+          field: 'contract.tokenBudget',
+          rule: `tokenBudget must be at least the ${empty.frameTokens} tokens the frame itself takes`,
+        },
+      ],
+    });
+    await expect(checkAssemblyContract({ tokenBudget: empty.frameTokens })).resolves.toMatchObject({
+      tokenBudget: empty.frameTokens,
+    });
+    await expect(checkAssemblyContract({ maxChunks: 101 })).rejects.toMatchObject({
+      issues: [{ field: 'contract.maxChunks', rule: 'maxChunks must be at most 100' }],
     });
   });
 

@@ -1,6 +1,10 @@
 import { parseInput, ValidationError } from '@powercontext/memory-core';
 import { type AssemblyCandidate, assemblyCandidatesSchema } from './assembly-candidate.js';
-import { type AssemblyContractInput, parseAssemblyContract } from './assembly-contract.js';
+import {
+  type AssemblyContract,
+  type AssemblyContractInput,
+  parseAssemblyContract,
+} from './assembly-contract.js';
 import {
   type AssemblyReport,
   OMISSION_REASONS,
@@ -24,6 +28,35 @@ export interface AssembleContextInput {
   contract?: AssemblyContractInput;
   /** Reject evidence from another policy or model than these. */
   expect?: ExpectedEvidenceSource;
+}
+
+/**
+ * Validates a contract (filling its defaults) and checks that its token budget holds the empty frame,
+ * loading the contract's tokenizer to count it. A caller runs this before any search so that a
+ * contract assembly would refuse costs no search; `packContext` makes the same checks.
+ */
+export async function checkAssemblyContract(input?: AssemblyContractInput): Promise<AssemblyContract> {
+  const contract = parseAssemblyContract(input);
+  const tokenizer = await loadTokenizer(contract.tokenizer);
+  requireFrameFits(contract, frameTokenCount(tokenizer));
+  return contract;
+}
+
+/** Tokens of the frame without any chunk (head and tail) under `tokenizer`. */
+function frameTokenCount(tokenizer: Tokenizer): number {
+  return tokenizer.count(frameHead()) + tokenizer.count(frameTail());
+}
+
+/** A budget smaller than the empty frame is the caller's error, named as the contract field. */
+function requireFrameFits(contract: AssemblyContract, frameTokens: number): void {
+  if (frameTokens > contract.tokenBudget) {
+    throw new ValidationError([
+      {
+        field: 'contract.tokenBudget',
+        rule: `tokenBudget must be at least the ${frameTokens} tokens the frame itself takes`,
+      },
+    ]);
+  }
 }
 
 /** Loads the contract's tokenizer (once per process), then packs; see `packContext`. */
@@ -65,15 +98,8 @@ export function packContext(input: AssembleContextInput, tokenizer: Tokenizer): 
 
   const head = frameHead();
   const tail = frameTail();
-  const frameTokens = tokenizer.count(head) + tokenizer.count(tail);
-  if (frameTokens > contract.tokenBudget) {
-    throw new ValidationError([
-      {
-        field: 'contract.tokenBudget',
-        rule: `must be at least the ${frameTokens} tokens the frame itself takes`,
-      },
-    ]);
-  }
+  const frameTokens = frameTokenCount(tokenizer);
+  requireFrameFits(contract, frameTokens);
 
   const facts = (index: number) => {
     const candidate = candidates[index]!;

@@ -18,23 +18,35 @@ export const EXACT_DUPLICATE_RULE_ID = 'powercontext.assembly.exact-duplicate.sh
 export const ASSEMBLY_ORDERINGS = ['evidence_order', 'generator_order'] as const;
 export type AssemblyOrdering = (typeof ASSEMBLY_ORDERINGS)[number];
 
-const count = (field: string, min: number, max: number, fallback: number) =>
-  z
+/** The counts of the contract: inclusive bounds and defaults (transports document them from here). */
+export const ASSEMBLY_CONTRACT_COUNTS = {
+  tokenBudget: { min: 1, max: 1_000_000, default: 2_000 },
+  maxChunks: { min: 1, max: 100, default: 10 },
+  perSourceCap: { min: 1, max: 100, default: 10 },
+} as const;
+
+/** Default similarity threshold of the near-duplicate rule (0 < threshold <= 1). */
+export const NEAR_DUPLICATE_THRESHOLD_DEFAULT = 0.8;
+
+const count = (field: keyof typeof ASSEMBLY_CONTRACT_COUNTS) => {
+  const { min, max, default: fallback } = ASSEMBLY_CONTRACT_COUNTS[field];
+  return z
     .int({ error: `${field} must be an integer` })
     .min(min, { error: `${field} must be at least ${min}` })
     .max(max, { error: `${field} must be at most ${max}` })
     .default(fallback);
+};
 
 export const assemblyContractSchema = z.strictObject({
   version: z
     .literal(ASSEMBLY_CONTRACT_VERSION, { error: `version must be ${ASSEMBLY_CONTRACT_VERSION}` })
     .default(ASSEMBLY_CONTRACT_VERSION),
   /** B: most tokens of the whole framed context, frame included. */
-  tokenBudget: count('tokenBudget', 1, 1_000_000, 2_000),
+  tokenBudget: count('tokenBudget'),
   /** M: most chunks. */
-  maxChunks: count('maxChunks', 1, 100, 10),
+  maxChunks: count('maxChunks'),
   /** S: most chunks from one source. */
-  perSourceCap: count('perSourceCap', 1, 100, 10),
+  perSourceCap: count('perSourceCap'),
   duplicates: z
     .strictObject({
       exact: z
@@ -52,7 +64,7 @@ export const assemblyContractSchema = z.strictObject({
             .number({ error: 'duplicates.near.threshold must be a number' })
             .gt(0, { error: 'duplicates.near.threshold must be above 0' })
             .max(1, { error: 'duplicates.near.threshold must be at most 1' })
-            .default(0.8),
+            .default(NEAR_DUPLICATE_THRESHOLD_DEFAULT),
         })
         .nullable()
         .prefault({}),

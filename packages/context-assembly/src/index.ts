@@ -1,10 +1,16 @@
-export { type AssembleContextInput, assembleContext, packContext } from './assemble-context.js';
+export {
+  type AssembleContextInput,
+  assembleContext,
+  checkAssemblyContract,
+  packContext,
+} from './assemble-context.js';
 export {
   ASSEMBLY_MAX_CANDIDATES,
   type AssemblyCandidate,
   assemblyCandidateSchema,
 } from './assembly-candidate.js';
 export {
+  ASSEMBLY_CONTRACT_COUNTS,
   ASSEMBLY_CONTRACT_VERSION,
   ASSEMBLY_ORDERINGS,
   type AssemblyContract,
@@ -12,6 +18,7 @@ export {
   type AssemblyOrdering,
   assemblyContractSchema,
   EXACT_DUPLICATE_RULE_ID,
+  NEAR_DUPLICATE_THRESHOLD_DEFAULT,
   parseAssemblyContract,
 } from './assembly-contract.js';
 export {

@@ -113,6 +113,13 @@ describe('prepareContext with the cross-encoder policy, over real HTTP', () => {
     await expect(
       memory.prepareContext({ query: 'garden', contract: { perSourceCap: 0 } }),
     ).rejects.toMatchObject({ code: 'invalid_request', issues: [{ field: 'contract.perSourceCap' }] });
+    // A budget smaller than the empty frame is the contract's fault too, found before the search.
+    await expect(
+      memory.prepareContext({ query: 'garden', contract: { tokenBudget: 10 } }),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      issues: [{ field: 'contract.tokenBudget', rule: expect.stringMatching(/frame itself takes/) }],
+    });
     expect(server!.requests).toHaveLength(0);
   });
 

@@ -25,3 +25,4 @@ export { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 export type { ScopedMemory } from './scoped-memory.js';
 export { Secret } from './secret.js';
 export { TOKENS } from './tokens.js';
+export { MODEL_CALLABLE_TOOLS, type ModelCallableTool } from './tool-catalog.js';

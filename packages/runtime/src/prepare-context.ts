@@ -4,6 +4,7 @@ import {
   type AssemblyReport,
   assembleContext,
   bindRerankEvidence,
+  checkAssemblyContract,
   parseAssemblyContract,
 } from '@powercontext/context-assembly';
 import {
@@ -48,7 +49,8 @@ export const UNDECLARED_MODEL_ID = 'undeclared';
  *   are the returned hits in coarse order, and the evidence is that order under the retrieval policy id,
  *   with model id `none`.
  *
- * The contract is checked before searching, so a bad contract costs no search. The per-source cap
+ * The contract is checked before searching (its fields, and a budget that holds the empty frame), so a
+ * bad contract costs no search. The per-source cap
  * counts an entry's first `sourceId`; an entry without sources is a source of its own.
  */
 export async function prepareContext(
@@ -58,7 +60,7 @@ export async function prepareContext(
   options?: SearchOptions,
 ): Promise<PreparedContext> {
   const { contract: contractInput, ...searchRequest } = request;
-  const contract = parseAssemblyContract(contractInput);
+  const contract = await checkAssemblyContract(contractInput);
   const result = await service.search(scopeId, searchRequest, options);
   const assembly = await assembleSearchResult(
     service,

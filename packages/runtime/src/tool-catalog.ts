@@ -1,20 +1,34 @@
 /**
- * The operations a model may call as tools (the MCP endpoint and any agent tool catalog are built
- * from this list). The decision model is a runtime step on the search and write paths, never a tool:
- * a model must not be able to drive reranking or write gating itself (seed 001).
+ * The operations a model may call as tools: exactly the tools of the MCP endpoint, by the names issue 5
+ * and issue 7 fixed (a test in apps/server checks the endpoint against this list), and the list any
+ * agent tool catalog is built from. The decision model is a runtime step on the search and write paths,
+ * never a tool: a model must not be able to drive reranking or write gating itself (seed 001).
  */
 export interface ModelCallableTool {
   name: string;
   description: string;
+  /** The tool only reads memory (the MCP `readOnlyHint`). */
+  readOnly: boolean;
 }
 
 export const MODEL_CALLABLE_TOOLS: readonly ModelCallableTool[] = [
-  { name: 'memory_search', description: 'Search a scope’s memory; returns cited hits.' },
-  { name: 'memory_remember', description: 'Add entries to a scope’s memory.' },
-  { name: 'memory_list', description: 'List the active entries of a scope, page by page.' },
-  { name: 'memory_get', description: 'Read one entry at a revision.' },
-  { name: 'memory_revise', description: 'Replace the text of an entry with a new version.' },
-  { name: 'memory_forget', description: 'Mark an entry inactive.' },
-  { name: 'memory_reactivate', description: 'Mark a forgotten entry active again.' },
-  { name: 'memory_changes', description: 'List what changed between two revisions.' },
+  { name: 'search_memory', description: 'Search a scope’s memory; returns cited hits.', readOnly: true },
+  {
+    name: 'prepare_context',
+    description: 'Search a scope’s memory and pack the evidence into a framed context under a token budget.',
+    readOnly: true,
+  },
+  { name: 'remember_memory', description: 'Add entries to a scope’s memory.', readOnly: false },
+  {
+    name: 'list_memory_entries',
+    description: 'List the entries of a scope, page by page.',
+    readOnly: true,
+  },
+  { name: 'get_memory_entry', description: 'Read one entry at a revision.', readOnly: true },
+  {
+    name: 'revise_memory_entry',
+    description: 'Replace the text of an entry with a new version.',
+    readOnly: false,
+  },
+  { name: 'forget_memory_entry', description: 'Mark an entry inactive.', readOnly: false },
 ];

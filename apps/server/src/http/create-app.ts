@@ -8,6 +8,7 @@ import { accessLog } from './middleware/access-log.js';
 import { authenticate } from './middleware/authenticate.js';
 import { requestId } from './middleware/request-id.js';
 import { requestTimeout } from './middleware/request-timeout.js';
+import { registerContextRoute } from './routes/context-route.js';
 import { registerMemoryRoutes } from './routes/memory-routes.js';
 import { requireRuntime } from './routes/route-helpers.js';
 import { registerSearchRoute } from './routes/search-route.js';
@@ -51,6 +52,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   registerSystemRoutes(app, options);
   registerMemoryRoutes(app, options);
   registerSearchRoute(app, options);
+  registerContextRoute(app, options);
 
   const mcp = options.mcp;
   if (mcp) {

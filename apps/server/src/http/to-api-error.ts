@@ -12,6 +12,9 @@ export function toWireField(field: string): string {
   return field.replace(/[A-Z]/gu, (letter) => `_${letter.toLowerCase()}`);
 }
 
+/** The whole message of a 500 internal_error; the log keeps the cause. */
+const INTERNAL_MESSAGE = 'The server failed to handle the request';
+
 /** Seconds to suggest in Retry-After for retryable failures of the server or its dependencies. */
 const RETRY_AFTER_SECONDS: Partial<Record<ApiErrorCode, number>> = {
   inference_timeout: 1,
@@ -74,13 +77,14 @@ export function toApiError(error: unknown): ApiError {
         cause: error,
       });
     }
-    return new ApiError(code, error.message, {
+    // A typed error that signals a defect (internal_error) says no more than an unexpected one.
+    return new ApiError(code, code === 'internal_error' ? INTERNAL_MESSAGE : error.message, {
       retryable: error.retryable,
       ...retryAfter(code, error.retryable),
       cause: error,
     });
   }
-  return new ApiError('internal_error', 'The server failed to handle the request', { cause: error });
+  return new ApiError('internal_error', INTERNAL_MESSAGE, { cause: error });
 }
 
 export function invalidMessage(issues: readonly { field: string; rule: string }[]): string {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../testing-support/server-process.js';
 import { secretOf, writeTestKeysFile } from '../testing-support/test-keys.js';
@@ -40,7 +41,7 @@ describe('MCP at /mcp of the running server', () => {
     const writer = await connect('alpha-all');
     const reader = await connect('alpha-reader');
     try {
-      expect((await writer.listTools()).tools).toHaveLength(6);
+      expect((await writer.listTools()).tools).toHaveLength(7);
       const remembered = await callOk(
         writer,
         'remember_memory',
@@ -54,6 +55,23 @@ describe('MCP at /mcp of the running server', () => {
         searchOutput,
       );
       expect(found.hits[0]?.citation.entry_id).toBe(remembered.entries[0]!.entry_id);
+      const prepared = (await reader.callTool({
+        name: 'prepare_context',
+        arguments: {
+          scope_id: 'alpha',
+          query: 'when are status reports due',
+          contract: { token_budget: 300 },
+        },
+      })) as CallToolResult;
+      expect(prepared.isError).toBeFalsy();
+      expect(prepared.content[0]).toMatchObject({
+        type: 'text',
+        text: expect.stringContaining('Status reports are due before the Wednesday sync.'),
+      });
+      expect(prepared.structuredContent).toMatchObject({
+        selected: [{ citation: { entry_id: remembered.entries[0]!.entry_id } }],
+        contract: { token_budget: 300 },
+      });
       expect(
         await callError(reader, 'forget_memory_entry', {
           scope_id: 'alpha',

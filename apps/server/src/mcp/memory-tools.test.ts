@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { InferenceError } from '@powercontext/inference';
 import { RevisionConflictError, StoreUnavailableError } from '@powercontext/memory-core';
-import { createRuntime, type Runtime } from '@powercontext/runtime';
+import { createRuntime, MODEL_CALLABLE_TOOLS, type Runtime } from '@powercontext/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_PRINCIPAL, type Permission, type Principal } from '../auth/principal.js';
 import { callError, callFailing, callOk } from './mcp-test-client.test.helper.js';
@@ -47,18 +47,23 @@ function key(scopes: Principal['scopes'], permissions: Permission[]): Principal 
 }
 
 describe('the MCP memory tools', () => {
-  it('lists exactly the six memory tools, search read-only, and no decision or rerank tool', async () => {
+  it('lists exactly the model-callable tools of the runtime, read-only as declared, and no decision or rerank tool', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'forget_memory_entry',
       'get_memory_entry',
       'list_memory_entries',
+      'prepare_context',
       'remember_memory',
       'revise_memory_entry',
       'search_memory',
     ]);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(MODEL_CALLABLE_TOOLS.map((tool) => tool.name).sort()).toEqual([...byName.keys()].sort());
+    for (const tool of MODEL_CALLABLE_TOOLS) {
+      expect(byName.get(tool.name)?.annotations?.readOnlyHint, tool.name).toBe(tool.readOnly);
+    }
     expect(byName.get('search_memory')?.annotations?.readOnlyHint).toBe(true);
     expect(byName.get('remember_memory')?.annotations?.readOnlyHint).toBe(false);
     expect(byName.get('forget_memory_entry')?.annotations?.destructiveHint).toBe(true);

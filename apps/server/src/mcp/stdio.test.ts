@@ -36,7 +36,7 @@ describe('powercontext mcp (stdio)', () => {
     await client.connect(stdio);
     const pid = stdio.pid;
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(6);
+    expect(tools).toHaveLength(7);
     const remembered = await callOk(
       client,
       'remember_memory',

@@ -1,4 +1,14 @@
 import {
+  ASSEMBLY_CONTRACT_COUNTS,
+  ASSEMBLY_CONTRACT_VERSION,
+  ASSEMBLY_ORDERINGS,
+  EXACT_DUPLICATE_RULE_ID,
+  FRAME_TEMPLATE_ID,
+  NEAR_DUPLICATE_RULE_ID,
+  NEAR_DUPLICATE_THRESHOLD_DEFAULT,
+  TOKENIZER_IDS,
+} from '@powercontext/context-assembly';
+import {
   ENTRY_TEXT_MAX_CHARS,
   LIST_LIMIT_MAX,
   QUERY_MAX_CHARS,
@@ -7,6 +17,7 @@ import {
   SEARCH_LIMIT_MAX,
 } from '@powercontext/memory-core';
 import { z } from 'zod';
+import { prepareContextResponseSchema } from '../http/schemas/context-schemas.js';
 
 // Input schemas state the types, names and allowed values a tool accepts; the numeric and length rules
 // (limits, UUIDs, text sizes) are checked by the memory service, so that breaking one of them comes back
@@ -94,6 +105,62 @@ export const reviseInput = z.strictObject({
 
 export const forgetInput = z.strictObject({ scope_id: scopeId, entry_id: entryId });
 
+const counts = ASSEMBLY_CONTRACT_COUNTS;
+
+export const prepareContextInput = searchInput.extend({
+  contract: z
+    .strictObject({
+      version: z.literal(ASSEMBLY_CONTRACT_VERSION).optional(),
+      token_budget: z
+        .int()
+        .optional()
+        .describe(
+          `Most tokens of the whole framed context, frame included, ${counts.tokenBudget.min}-${counts.tokenBudget.max} (default ${counts.tokenBudget.default}).`,
+        ),
+      max_chunks: z
+        .int()
+        .optional()
+        .describe(
+          `Most chunks, ${counts.maxChunks.min}-${counts.maxChunks.max} (default ${counts.maxChunks.default}).`,
+        ),
+      per_source_cap: z
+        .int()
+        .optional()
+        .describe(
+          `Most chunks from one source, ${counts.perSourceCap.min}-${counts.perSourceCap.max} (default ${counts.perSourceCap.default}).`,
+        ),
+      duplicates: z
+        .strictObject({
+          exact: z.literal(EXACT_DUPLICATE_RULE_ID).optional(),
+          near: z
+            .strictObject({
+              rule: z.literal(NEAR_DUPLICATE_RULE_ID).optional(),
+              threshold: z
+                .number()
+                .optional()
+                .describe(
+                  `Similarity at or above which a chunk repeats one already chosen, above 0 and at most 1 (default ${NEAR_DUPLICATE_THRESHOLD_DEFAULT}).`,
+                ),
+            })
+            .nullable()
+            .optional()
+            .describe('Near-duplicate detection; null turns it off. Exact duplicates are always dropped.'),
+        })
+        .optional(),
+      ordering: z
+        .enum(ASSEMBLY_ORDERINGS)
+        .optional()
+        .describe('evidence_order (default): best first; generator_order: retrieval order.'),
+      framing: z.literal(FRAME_TEMPLATE_ID).optional(),
+      tokenizer: z
+        .enum(TOKENIZER_IDS)
+        .optional()
+        .describe('The encoding tokens are counted with (default o200k_base).'),
+    })
+    .optional()
+    .describe('How to pack the context; every field is optional.'),
+});
+
 // The results are the HTTP v1 response bodies, so a tool and its route answer with the same JSON.
 export {
   entryWriteResponseSchema as entryWriteOutput,
@@ -102,3 +169,6 @@ export {
   rememberResponseSchema as rememberOutput,
 } from '../http/schemas/memory-schemas.js';
 export { searchResponseBaseSchema as searchOutput } from '../http/schemas/search-schemas.js';
+
+/** The prepare_context result without `context`, which the tool answers as its text content. */
+export const prepareContextOutput = prepareContextResponseSchema.omit({ context: true });

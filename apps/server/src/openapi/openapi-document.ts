@@ -35,6 +35,10 @@ export function buildOpenApiDocument(): ReturnType<OpenAPIHono['getOpenAPI31Docu
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'memory', description: 'Remember, read, revise, forget and search a scope’s Memory.' },
+      {
+        name: 'context',
+        description: 'Context assembly: the evidence a generator reads, packed under a token budget.',
+      },
       { name: 'system', description: 'Capabilities, liveness and readiness.' },
     ],
   });

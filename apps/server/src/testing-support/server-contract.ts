@@ -8,6 +8,7 @@ import type {
   EntryWriteResponse,
   GetEntryResponse,
   ListEntriesResponse,
+  PrepareContextResponse,
   RememberResponse,
   SearchResponse,
 } from './wire-types.js';
@@ -46,6 +47,7 @@ function memoryRoutes(scope: string, entryId: string): [string, Record<string, u
     ['/v1/memory/entries/forget', { scope_id: scope, entry_id: entryId }],
     ['/v1/memory/entries/reactivate', { scope_id: scope, entry_id: entryId }],
     ['/v1/memory/changes', { scope_id: scope }],
+    ['/v1/context/prepare', { scope_id: scope, query: 'deploy' }],
   ];
 }
 
@@ -141,6 +143,80 @@ export function describeServerContract(name: string, options: ServerContractOpti
       const refused = await call('/v1/memory/search', { ...request, explain: 'redacted' }, { key: READER });
       expect(refused.status).toBe(403);
       expect(refused.json.error.code).toBe('permission_forbidden');
+    });
+
+    it('prepares context: the evidence within the token budget, every other candidate with its reason', async () => {
+      const prepare = async (contract?: Record<string, unknown>) => {
+        const response = await call<PrepareContextResponse>(
+          '/v1/context/prepare',
+          {
+            scope_id: 'alpha',
+            query: 'Friday deploy freeze',
+            mode: 'fts',
+            ...(contract ? { contract } : {}),
+          },
+          { key: READER },
+        );
+        expect(response.status).toBe(200);
+        // Retrieved text appears only inside the framed context.
+        const { context, ...report } = response.json;
+        for (const text of Object.values(TEXTS)) expect(JSON.stringify(report)).not.toContain(text);
+        const accounted = [...report.selected, ...report.omitted].map((item) => item.ref);
+        expect(accounted.sort((a, b) => a - b)).toEqual(accounted.map((_, index) => index + 1));
+        expect(Object.values(report.omission_counts).reduce((sum, n) => sum + n, 0)).toBe(
+          report.omitted.length,
+        );
+        expect(report.total_tokens).toBeLessThanOrEqual(report.contract.token_budget);
+        expect(report.total_tokens).toBe(
+          report.frame_tokens + report.selected.reduce((sum, chunk) => sum + chunk.tokens, 0),
+        );
+        return response.json;
+      };
+
+      const roomy = await prepare();
+      expect(roomy.mode).toBe('fts');
+      expect(roomy.evidence).toMatchObject({ kind: 'selection', model_id: 'none' });
+      expect(roomy.evidence.policy_id).toMatch(/^powercontext\.retrieval\.rrf\./);
+      expect(roomy.selected.map((chunk) => chunk.citation.entry_id).slice(0, 2)).toEqual([
+        ids.freeze,
+        ids.review,
+      ]);
+      expect(roomy.selected[0]!.citation.memory_ref).toMatchObject({ scope_id: 'alpha' });
+      expect(roomy.selected.every((chunk) => chunk.source === 'chat-1')).toBe(true);
+      expect(roomy.context).toContain(`>\n${TEXTS.freeze}\n</chunk>`);
+      expect(roomy.omitted).toEqual([]);
+
+      // Room for the frame and the best chunk: the rest is left out for the budget.
+      const tight = await prepare({ token_budget: roomy.frame_tokens + roomy.selected[0]!.tokens });
+      expect(tight.selected.map((chunk) => chunk.citation.entry_id)).toEqual([ids.freeze]);
+      expect(tight.omitted.map((omission) => [omission.ref, omission.reason])).toEqual(
+        roomy.selected.slice(1).map((chunk) => [chunk.ref, 'token_budget']),
+      );
+      expect(tight.context).not.toContain(TEXTS.review);
+
+      // Every entry cites chat-1: one chunk per source keeps the best one only.
+      const capped = await prepare({ per_source_cap: 1 });
+      expect(capped.selected.map((chunk) => chunk.citation.entry_id)).toEqual([ids.freeze]);
+      expect(capped.omission_counts.source_cap).toBe(roomy.selected.length - 1);
+
+      const invalid = await call(
+        '/v1/context/prepare',
+        { scope_id: 'alpha', query: 'deploy', contract: { max_chunks: 0, token_budget: 3 } },
+        { key: READER },
+      );
+      expect(invalid.status).toBe(422);
+      expect(invalid.json.error.details?.issues?.map((issue) => issue.field)).toEqual([
+        'contract.max_chunks',
+      ]);
+      const small = await call(
+        '/v1/context/prepare',
+        { scope_id: 'alpha', query: 'deploy', contract: { token_budget: 3 } },
+        { key: READER },
+      );
+      expect(small.status).toBe(422);
+      expect(small.json.error.details?.issues?.map((issue) => issue.field)).toEqual([
+        'contract.token_budget',
+      ]);
     });
 
     it('revises an entry: search and get see the new text, the old version stays readable at its revision', async () => {

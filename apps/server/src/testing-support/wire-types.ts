@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { prepareContextResponseSchema } from '../http/schemas/context-schemas.js';
 import type {
   changesResponseSchema,
   entryWriteResponseSchema,
@@ -17,3 +18,4 @@ export type GetEntryResponse = z.infer<typeof getEntryResponseSchema>;
 export type ChangesResponse = z.infer<typeof changesResponseSchema>;
 export type SearchResponse = z.infer<typeof searchResponseSchema>;
 export type CapabilitiesResponse = z.infer<typeof capabilitiesResponseSchema>;
+export type PrepareContextResponse = z.infer<typeof prepareContextResponseSchema>;

@@ -1163,6 +1163,140 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/context/prepare': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Search a scope’s Memory and pack the evidence a generator reads under a token budget
+     * @description Search (with the configured reranker), then context assembly under the contract (RFC 0008): the framed `context`, each chunk’s exact citation, and every candidate left out with its reason. Retrieved text appears only inside `context`. Idempotent like search. A contract value that breaks a rule, including a token budget smaller than the empty frame, is a 422 naming `contract.<field>`; it is checked before the search runs.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The query, the limit, the mode and the contract. */
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PrepareContextRequest'];
+        };
+      };
+      responses: {
+        /** @description The framed context and the assembly report. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PrepareContextResponse'];
+          };
+        };
+        /** @description Malformed request: the body is not JSON, or not sent as application/json (malformed_request). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Missing or unknown API key (unauthenticated). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The body is larger than the configured limit (payload_too_large). */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description An unexpected failure of the server (internal_error). */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The model answered with output that breaks its schema (inference_invalid_output). */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1512,6 +1646,177 @@ export interface components {
        * @enum {string}
        */
       explain?: 'redacted';
+    };
+    PrepareContextResponse: {
+      memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
+      /** @enum {string} */
+      mode: 'fts' | 'vector' | 'hybrid';
+      /** @description The framed context for a generator. Retrieved text is escaped inside a frame that marks it as untrusted data; this is the only place any text appears. */
+      context: string;
+      /** @description Tokens of `context`, at most the token budget. */
+      total_tokens: number;
+      /** @description Tokens of the frame without any chunk. */
+      frame_tokens: number;
+      contract: components['schemas']['AssemblyContract'];
+      /** @description `sha256:` of the JSON of the contract in the runtime’s form (camelCase fields). */
+      contract_digest: string;
+      /** @description The ranking the context was packed from, bound to the query and candidates. */
+      evidence: {
+        /** @enum {string} */
+        kind: 'selection' | 'scores';
+        /** @description The rerank policy, or the retrieval policy when no rerank ran or it degraded. */
+        policy_id: string;
+        /** @description The rerank model; `none` for the retrieval order, `undeclared` for a reranker without one. */
+        model_id: string;
+        query_digest: string;
+        candidate_set_digest: string;
+      };
+      /** @description The chunks in the order of `context`. */
+      selected: components['schemas']['ContextChunk'][];
+      /** @description Every other candidate: packing omissions in evidence order, then not_selected in retrieval order. */
+      omitted: components['schemas']['OmittedCandidate'][];
+      /** @description How many candidates each reason left out. */
+      omission_counts: {
+        duplicate_of: number;
+        chunk_limit: number;
+        source_cap: number;
+        token_budget: number;
+        not_selected: number;
+      };
+    };
+    /** @description The complete contract the context was packed under. */
+    AssemblyContract: {
+      version: string;
+      token_budget: number;
+      max_chunks: number;
+      per_source_cap: number;
+      duplicates: {
+        exact: string;
+        near: {
+          rule: string;
+          threshold: number;
+        } | null;
+      };
+      /** @enum {string} */
+      ordering: 'evidence_order' | 'generator_order';
+      framing: string;
+      /** @enum {string} */
+      tokenizer: 'o200k_base' | 'cl100k_base';
+    };
+    /** @description A chunk in the context, with its exact citation. */
+    ContextChunk: {
+      /** @description The chunk’s handle in `context` (`<chunk ref="…">`): its rank in the retrieval order. */
+      ref: number;
+      /** @description Position in the evidence order, best first. */
+      evidence_rank: number;
+      citation: {
+        memory_ref: components['schemas']['ArtifactRef'];
+        /** Format: uuid */
+        entry_id: string;
+        /** Format: uuid */
+        entry_version_id: string;
+      };
+      /** @description The source the per-source cap counts: the entry’s first source id, or `entry:<entry_id>`. */
+      source: string;
+      /** @description `sha256:` of the chunk’s UTF-8 text. */
+      content_digest: string;
+      /** @description Tokens of the chunk’s block in `context`. */
+      tokens: number;
+      /** @description Only with score evidence (`evidence.kind: scores`). */
+      score?: number;
+    };
+    /** @description A candidate left out of the context, and why. */
+    OmittedCandidate: {
+      /** @description The chunk’s handle in `context` (`<chunk ref="…">`): its rank in the retrieval order. */
+      ref: number;
+      /** @description Position in the evidence order; absent for not_selected. */
+      evidence_rank?: number;
+      citation: {
+        memory_ref: components['schemas']['ArtifactRef'];
+        /** Format: uuid */
+        entry_id: string;
+        /** Format: uuid */
+        entry_version_id: string;
+      };
+      /** @description The source the per-source cap counts: the entry’s first source id, or `entry:<entry_id>`. */
+      source: string;
+      /** @description `sha256:` of the chunk’s UTF-8 text. */
+      content_digest: string;
+      /** @description Tokens its block would have taken; absent for not_selected. */
+      tokens?: number;
+      /** @description Only with score evidence (`evidence.kind: scores`). */
+      score?: number;
+      /** @enum {string} */
+      reason: 'duplicate_of' | 'chunk_limit' | 'source_cap' | 'token_budget' | 'not_selected';
+      /**
+       * Format: uuid
+       * @description With duplicate_of: the entry_version_id of the chunk in `context` it repeats.
+       */
+      duplicate_of?: string;
+      /** @enum {string} */
+      duplicate_match?: 'exact' | 'near';
+      /** @description With a near duplicate: the similarity that met the threshold. */
+      similarity?: number;
+    };
+    /** @description A search (without explain) and the contract to pack its evidence under. */
+    PrepareContextRequest: {
+      /**
+       * @description The scope whose Memory the request reads or writes.
+       * @example project
+       */
+      scope_id: string;
+      query: string;
+      /** @description Maximum number of final hits, 1-50; default 10. */
+      limit?: number;
+      /**
+       * @description auto (default): hybrid when the scope’s vector index is complete, else fts. fts, vector and hybrid are explicit.
+       * @enum {string}
+       */
+      mode?: 'auto' | 'fts' | 'vector' | 'hybrid';
+      contract?: components['schemas']['AssemblyContractRequest'];
+    };
+    /** @description The assembly contract (RFC 0008). Every field is optional; defaults fill the rest. */
+    AssemblyContractRequest: {
+      /**
+       * @description The contract version; the only one is the default.
+       * @enum {string}
+       */
+      version?: 'powercontext.assembly.contract.v1';
+      /** @description Most tokens of the whole framed context, frame included (B), and never less than the empty frame: 1-1000000, default 2000. */
+      token_budget?: number;
+      /** @description Most chunks in the context (M): 1-100, default 10. */
+      max_chunks?: number;
+      /** @description Most chunks from one source (S): 1-100, default 10. */
+      per_source_cap?: number;
+      duplicates?: {
+        /**
+         * @description Exact duplicates (same sha256 of the text) are always dropped.
+         * @enum {string}
+         */
+        exact?: 'powercontext.assembly.exact-duplicate.sha256-utf8.v1';
+        /** @description Near-duplicate detection; null turns it off. */
+        near?: {
+          /** @enum {string} */
+          rule?: 'powercontext.assembly.near-duplicate.word-bigram-jaccard.v1';
+          /** @description Similarity at or above which a chunk repeats a chosen one; default 0.8. */
+          threshold?: number;
+        } | null;
+      };
+      /**
+       * @description How the chosen chunks are written: evidence_order (default, best first) or generator_order (retrieval order).
+       * @enum {string}
+       */
+      ordering?: 'evidence_order' | 'generator_order';
+      /**
+       * @description The frame template; the only one is the default.
+       * @enum {string}
+       */
+      framing?: 'powercontext.assembly.frame.untrusted-data.v1';
+      /**
+       * @description The encoding tokens are counted with; default o200k_base.
+       * @enum {string}
+       */
+      tokenizer?: 'o200k_base' | 'cl100k_base';
     };
   };
   responses: never;
