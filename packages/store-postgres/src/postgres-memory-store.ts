@@ -186,7 +186,7 @@ export class PostgresMemoryStore implements MemoryStore {
         .where('superseded_revision', 'is', null)
         .execute();
     }
-    const planned = await this.#planProjections(trx, scopeId, revision, projection, {
+    const planned = await this.#planProjections(trx, scopeId, projection, {
       sourceIds: [...new Set(versions.flatMap((v) => (v.position ? [v.position.sourceId] : [])))],
       unpositioned: versions.filter((v) => v.state === 'active' && !v.position).map((v) => v.entryVersionId),
     });
@@ -260,30 +260,46 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   /**
-   * The projections to rebuild at `revision` (see planProjections): the active members of the
-   * touched sources, and the given unpositioned versions, compared with their current projection.
+   * The projections to rebuild at the head (see planProjections): the active members of the touched
+   * sources, and the given unpositioned versions, compared with their current projection. At the head
+   * a live version is one not superseded, which the partial position index serves directly.
    */
   async #planProjections(
     db: Kysely<Database>,
     scopeId: string,
-    revision: number,
     projection: LexicalProjectionPolicy,
     touched: { sourceIds: readonly string[]; unpositioned: readonly string[] } | 'all',
   ): Promise<PlannedProjection[]> {
-    const { rows: members } = await sql<{
+    type MemberRow = {
       entry_id: string;
       entry_version_id: string;
       position_source: string | null;
       position_order: number[] | string | null;
-    }>`
-      SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order FROM pc_entry_versions v
-      WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
-        AND ${
-          touched === 'all'
-            ? sql`true`
-            : sql`(v.position_source = ANY(${[...touched.sourceIds]}::text[])
-                OR v.entry_version_id = ANY(${[...touched.unpositioned]}::uuid[]))`
-        }`.execute(db);
+    };
+    const head = sql`v.scope_id = ${scopeId} AND v.superseded_revision IS NULL AND v.state = 'active'`;
+    const { rows } =
+      touched === 'all'
+        ? await sql<MemberRow>`
+            SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order FROM pc_entry_versions v
+            WHERE ${head}`.execute(db)
+        : touched.sourceIds.length === 0
+          ? { rows: [] as MemberRow[] }
+          : await sql<MemberRow>`
+              SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order FROM pc_entry_versions v
+              WHERE ${head} AND v.position_source IS NOT NULL
+                AND v.position_source = ANY(${[...touched.sourceIds]}::text[])`.execute(db);
+    const members: MemberRow[] =
+      touched === 'all'
+        ? rows
+        : [
+            ...rows,
+            ...touched.unpositioned.map((id) => ({
+              entry_id: '',
+              entry_version_id: id,
+              position_source: null,
+              position_order: null,
+            })),
+          ];
     if (members.length === 0) return [];
     const { rows: current } = await sql<{ entry_version_id: string; policy_id: string; context: unknown }>`
       SELECT p.entry_version_id, p.policy_id, p.context FROM pc_lexical_projections p
@@ -349,7 +365,7 @@ export class PostgresMemoryStore implements MemoryStore {
           .forUpdate()
           .executeTakeFirst();
         if (!memory) return 0;
-        const planned = await this.#planProjections(trx, scopeId, memory.head_revision, projection, 'all');
+        const planned = await this.#planProjections(trx, scopeId, projection, 'all');
         if (planned.length === 0) return 0;
         // Rebuilt in place: each new projection keeps the revision range of the one it replaces,
         // since the memory itself did not change.
