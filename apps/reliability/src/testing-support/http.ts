@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import type { ServerErrorCode } from '@powercontext/client';
 
 /** Every error code of HTTP v1 and its status (RFC 0005). Typed against the generated OpenAPI enum. */
@@ -107,6 +108,15 @@ export async function send<T = unknown>(
   }
 }
 
+/** The error code of an error answer; a JSON-RPC error (MCP transport) as `jsonrpc_<code>`. */
+function kindOf(status: number, json: unknown): string | undefined {
+  if (status < 400) return undefined;
+  const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
+  if (typeof code === 'string') return code;
+  if (typeof code === 'number') return `jsonrpc_${code}`;
+  return `http_${status}`;
+}
+
 /** Checks `json` is `{ error: { code, message, retryable, details? } }` with the code's status. */
 export function errorShapeProblem(status: number, json: unknown): string | undefined {
   const error = (json as Partial<ErrorBody> | undefined)?.error;
@@ -128,3 +138,74 @@ export function errorShapeProblem(status: number, json: unknown): string | undef
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * POSTs raw bytes over a fresh connection with node:http (no keep-alive, so a request the server cuts
+ * short cannot spoil the next one). Keeps an answer that arrived before the connection broke: a
+ * server may answer 413 and close while a large body is still being sent.
+ */
+export function sendRaw(
+  baseUrl: string,
+  path: string,
+  body: string | Uint8Array,
+  headers: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<HttpResult> {
+  const began = performance.now();
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<HttpResult, 'ms'>) => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...result, ms: performance.now() - began });
+    };
+    const failed = (reason: string, error: unknown) =>
+      finish({
+        status: 0,
+        text: '',
+        json: undefined,
+        headers: new Headers(),
+        errorKind: `transport:${reason}`,
+        transportError: String(error),
+      });
+    const request = httpRequest(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers,
+      agent: false,
+      timeout: timeoutMs,
+    });
+    request.on('timeout', () => {
+      request.destroy();
+      failed('timeout', new Error(`no answer within ${timeoutMs} ms`));
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => failed(error.code ?? error.name, error));
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      const done = () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        const status = response.statusCode ?? 0;
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (typeof value === 'string') responseHeaders.set(name, value);
+        }
+        finish({
+          status,
+          text,
+          json,
+          headers: responseHeaders,
+          errorKind: kindOf(status, json),
+        });
+      };
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', done);
+      response.on('error', done);
+    });
+    request.end(body);
+  });
+}

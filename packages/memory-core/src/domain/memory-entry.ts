@@ -5,6 +5,8 @@ import { storableText } from './text-rules.js';
 export const ENTRY_TEXT_MAX_CHARS = 32_768;
 export const REMEMBER_MAX_ENTRIES = 1_000;
 const METADATA_MAX_BYTES = 16_384;
+/** Nesting levels of metadata, the metadata object itself being level 1. */
+export const METADATA_MAX_DEPTH = 64;
 
 export type EntryState = 'active' | 'inactive';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -45,8 +47,13 @@ export const entryKindSchema = z
     error: 'kind must be 1-64 lowercase letters, digits, "_", "." or "-"',
   });
 
+// The depth is checked first, without recursion, and stops the parse: z.json(), JSON.stringify and
+// the checks below recurse once per level, so a deeper value would overflow the stack.
 export const metadataSchema = z
-  .record(z.string(), z.json(), { error: 'metadata must be a JSON object' })
+  .custom<Record<string, JsonValue>>((value) => !nestsDeeperThan(value, METADATA_MAX_DEPTH), {
+    error: `metadata must nest at most ${METADATA_MAX_DEPTH} levels`,
+  })
+  .pipe(z.record(z.string(), z.json(), { error: 'metadata must be a JSON object' }))
   .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES, {
     error: `metadata must serialize to at most ${METADATA_MAX_BYTES} bytes`,
   })
@@ -59,6 +66,19 @@ export const metadataSchema = z
       error: 'metadata must be well-formed Unicode (no lone surrogates)',
     },
   );
+
+/** True when objects and arrays inside `value` nest more than `limit` levels deep (`value` is level 1). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, level] = next;
+    if (current === null || typeof current !== 'object') continue;
+    if (level > limit) return true;
+    for (const item of Array.isArray(current) ? current : Object.values(current))
+      pending.push([item, level + 1]);
+  }
+  return false;
+}
 
 /** True when every object key and string value inside `value` passes `test`. */
 function everyString(value: unknown, test: (text: string) => boolean): boolean {
