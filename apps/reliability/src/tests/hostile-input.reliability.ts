@@ -228,6 +228,12 @@ describe('odd but valid text round-trips exactly', () => {
             },
           }),
         );
+        if (other === '__proto__') {
+          // Refused by name rather than dropped by the schema layer (a defect this suite found).
+          expect(remembered.status).toBe(422);
+          expect(remembered.text).toContain('keys named __proto__ are not accepted');
+          return;
+        }
         if (remembered.status !== 200)
           throw new Error(`remember ${JSON.stringify(text)}: ${remembered.text}`);
         const got = tally.record(

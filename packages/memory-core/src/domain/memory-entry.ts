@@ -47,11 +47,14 @@ export const entryKindSchema = z
     error: 'kind must be 1-64 lowercase letters, digits, "_", "." or "-"',
   });
 
-// The depth is checked first, without recursion, and stops the parse: z.json(), JSON.stringify and
-// the checks below recurse once per level, so a deeper value would overflow the stack.
+// Depth and key names are checked first, without recursion, and stop the parse: z.json(),
+// JSON.stringify and the checks below recurse once per level (a deeper value overflows the stack), and
+// zod's records skip a `__proto__` key, which would vanish without a word.
 export const metadataSchema = z
-  .custom<Record<string, JsonValue>>((value) => !nestsDeeperThan(value, METADATA_MAX_DEPTH), {
-    error: `metadata must nest at most ${METADATA_MAX_DEPTH} levels`,
+  .custom<Record<string, JsonValue>>()
+  .superRefine((value, context) => {
+    const problem = metadataShapeProblem(value);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
   })
   .pipe(z.record(z.string(), z.json(), { error: 'metadata must be a JSON object' }))
   .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES, {
@@ -67,17 +70,24 @@ export const metadataSchema = z
     },
   );
 
-/** True when objects and arrays inside `value` nest more than `limit` levels deep (`value` is level 1). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
+/**
+ * What is wrong with the shape of metadata: objects and arrays nesting deeper than METADATA_MAX_DEPTH
+ * (the metadata object is level 1), or an object key named `__proto__`. Walks without recursion.
+ */
+function metadataShapeProblem(value: unknown): string | undefined {
   const pending: [unknown, number][] = [[value, 1]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [current, level] = next;
     if (current === null || typeof current !== 'object') continue;
-    if (level > limit) return true;
-    for (const item of Array.isArray(current) ? current : Object.values(current))
+    if (level > METADATA_MAX_DEPTH) return `metadata must nest at most ${METADATA_MAX_DEPTH} levels`;
+    if (!Array.isArray(current) && Object.hasOwn(current, '__proto__')) {
+      return 'metadata keys must not be __proto__';
+    }
+    for (const item of Array.isArray(current) ? current : Object.values(current)) {
       pending.push([item, level + 1]);
+    }
   }
-  return false;
+  return undefined;
 }
 
 /** True when every object key and string value inside `value` passes `test`. */

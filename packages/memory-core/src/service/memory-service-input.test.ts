@@ -57,6 +57,12 @@ describe('MemoryService input rules', () => {
       'entries.0.metadata',
       'metadata must nest at most 64 levels',
     ],
+    // zod's records skip a __proto__ key: refused instead of lost.
+    [
+      { entries: [{ text: 'ok', metadata: JSON.parse('{"a":{"__proto__":{"polluted":true}}}') }] },
+      'entries.0.metadata',
+      'metadata keys must not be __proto__',
+    ],
     [
       { entries: Array.from({ length: 1001 }, (_, i) => ({ text: `t${i}` })) },
       'entries',
