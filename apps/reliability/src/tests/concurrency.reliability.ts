@@ -38,9 +38,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const server of servers) expect(await server.stop()).toBe(0);
+  const codes = await Promise.all(servers.map((server) => server.stop()));
   await database?.drop();
   tally.save(inject('reportsDir'));
+  expect(codes).toEqual(servers.map(() => 0));
 });
 
 describe('32 concurrent writers on one scope with concurrent searches', () => {

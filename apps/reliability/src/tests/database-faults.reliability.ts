@@ -156,6 +156,9 @@ describe('PGlite: the server killed with SIGKILL in the middle of a large rememb
     const batchMs: number[] = [];
     for (let cycle = 0; cycle < CYCLES; cycle += 1) {
       const server = await start();
+      cleanups.push(async () => {
+        await server.stop('SIGKILL');
+      });
       // A batch that finishes, timed, then one that is killed part way through.
       let durationMs = 0;
       for (let done = 0; done < 1; done += 1) {
@@ -189,6 +192,9 @@ describe('PGlite: the server killed with SIGKILL in the middle of a large rememb
     }
 
     const server = await start();
+    cleanups.push(async () => {
+      await server.stop();
+    });
     try {
       const entries = await listAll(server.url, 'crash');
       const changes = await changesAll(server.url, 'crash');

@@ -64,14 +64,16 @@ afterAll(async () => {
   );
   tally.save(inject('reportsDir'));
   // Never a crash, and nothing failed inside the server: no internal_error in its log.
-  expect(server.alive()).toBe(true);
-  const internal = logLines(server).filter(
-    (line) => line.event === 'http.error' || line.code === 'internal_error',
-  );
-  expect(internal.map((line) => `${line.error_name}: ${line.error_message}`)).toEqual([]);
-  expect(await server.stop()).toBe(0);
+  const alive = server?.alive() ?? false;
+  const internal = server
+    ? logLines(server).filter((line) => line.event === 'http.error' || line.code === 'internal_error')
+    : [];
+  const exitCode = await server?.stop();
   await database?.drop();
   rmSync(dir, { recursive: true, force: true });
+  expect(alive).toBe(true);
+  expect(internal.map((line) => `${line.error_name}: ${line.error_message}`)).toEqual([]);
+  expect(exitCode).toBe(0);
 });
 
 /** The problem with an HTTP answer to hostile input, or undefined when it is as documented. */

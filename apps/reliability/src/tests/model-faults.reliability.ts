@@ -148,8 +148,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  const codes = await Promise.all(rigs.map((rig) => rig.server.stop()));
   for (const rig of rigs) {
-    expect(await rig.server.stop()).toBe(0);
     await rig.model.close();
     await rig.database.drop();
   }
@@ -159,6 +159,7 @@ afterAll(async () => {
       .join(' ')}`,
   );
   for (const tally of Object.values(tallies)) tally.save(inject('reportsDir'));
+  expect(codes).toEqual(rigs.map(() => 0));
 });
 
 function rig(policy: Policy, bound: Bound): Rig {
