@@ -136,6 +136,25 @@ describe('HTTP app (in process)', () => {
     expect(big.json.error).toMatchObject({ code: 'payload_too_large', retryable: false });
   });
 
+  it('refuses a __proto__ key anywhere in the body (422 naming it) instead of losing it, escaped or not', async () => {
+    const { call } = createTestApp(await runtimeWith());
+    for (const raw of [
+      '{"scope_id":"alpha","entries":[{"text":"t","metadata":{"__proto__":"x"}}]}',
+      '{"scope_id":"alpha","entries":[{"text":"t","metadata":{"a":{"\\u005f_proto__":{"p":1}}}}]}',
+    ]) {
+      const refused = await call('/v1/memory/remember', undefined, { key: ALL, raw });
+      expect(refused.status).toBe(422);
+      expect(refused.json.error.details?.issues?.[0]).toMatchObject({
+        rule: 'keys named __proto__ are not accepted',
+      });
+    }
+    const fine = await call('/v1/memory/remember', undefined, {
+      key: ALL,
+      raw: '{"scope_id":"alpha","entries":[{"text":"t","metadata":{"proto":"\\u0041"}}]}',
+    });
+    expect(fine.status).toBe(200);
+  });
+
   it('returns the base search response byte for byte without explain, and adds only `explain` with it', async () => {
     const { call } = createTestApp(await runtimeWith());
     await call('/v1/memory/remember', remember(['deploy on fridays', 'deploy freeze review', 'lunch']), {

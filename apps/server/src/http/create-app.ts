@@ -6,6 +6,7 @@ import { ApiError } from './api-error.js';
 import type { AppEnv, AppOptions } from './app-env.js';
 import { accessLog } from './middleware/access-log.js';
 import { authenticate } from './middleware/authenticate.js';
+import { rejectProtoKeys } from './middleware/reject-proto-keys.js';
 import { requestId } from './middleware/request-id.js';
 import { requestTimeout } from './middleware/request-timeout.js';
 import { registerContextRoute } from './routes/context-route.js';
@@ -46,6 +47,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
         throw new ApiError('payload_too_large', `The body is larger than ${options.bodyLimitBytes} bytes`);
       },
     }),
+    rejectProtoKeys(),
   ] as const;
   for (const path of ['/v1/*', '/mcp']) app.use(path, ...guarded);
 

@@ -5,6 +5,8 @@ import { storableText } from './text-rules.js';
 export const ENTRY_TEXT_MAX_CHARS = 32_768;
 export const REMEMBER_MAX_ENTRIES = 1_000;
 const METADATA_MAX_BYTES = 16_384;
+/** Nesting levels of metadata, the metadata object itself being level 1. */
+export const METADATA_MAX_DEPTH = 64;
 
 export type EntryState = 'active' | 'inactive';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -45,8 +47,16 @@ export const entryKindSchema = z
     error: 'kind must be 1-64 lowercase letters, digits, "_", "." or "-"',
   });
 
+// Depth and key names are checked first, without recursion, and stop the parse: z.json(),
+// JSON.stringify and the checks below recurse once per level (a deeper value overflows the stack), and
+// zod's records skip a `__proto__` key, which would vanish without a word.
 export const metadataSchema = z
-  .record(z.string(), z.json(), { error: 'metadata must be a JSON object' })
+  .custom<Record<string, JsonValue>>()
+  .superRefine((value, context) => {
+    const problem = metadataShapeProblem(value);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  })
+  .pipe(z.record(z.string(), z.json(), { error: 'metadata must be a JSON object' }))
   .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES, {
     error: `metadata must serialize to at most ${METADATA_MAX_BYTES} bytes`,
   })
@@ -59,6 +69,26 @@ export const metadataSchema = z
       error: 'metadata must be well-formed Unicode (no lone surrogates)',
     },
   );
+
+/**
+ * What is wrong with the shape of metadata: objects and arrays nesting deeper than METADATA_MAX_DEPTH
+ * (the metadata object is level 1), or an object key named `__proto__`. Walks without recursion.
+ */
+function metadataShapeProblem(value: unknown): string | undefined {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, level] = next;
+    if (current === null || typeof current !== 'object') continue;
+    if (level > METADATA_MAX_DEPTH) return `metadata must nest at most ${METADATA_MAX_DEPTH} levels`;
+    if (!Array.isArray(current) && Object.hasOwn(current, '__proto__')) {
+      return 'metadata keys must not be __proto__';
+    }
+    for (const item of Array.isArray(current) ? current : Object.values(current)) {
+      pending.push([item, level + 1]);
+    }
+  }
+  return undefined;
+}
 
 /** True when every object key and string value inside `value` passes `test`. */
 function everyString(value: unknown, test: (text: string) => boolean): boolean {

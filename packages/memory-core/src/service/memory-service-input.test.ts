@@ -4,6 +4,13 @@ import { InMemoryMemoryStore } from '../testing/in-memory-store.js';
 import { noSearchPolicy } from '../testing/no-search-policy.js';
 import { MemoryService } from './memory-service.js';
 
+/** A metadata object nesting `levels` levels below itself: { a: { a: ... 1 } }. */
+function nested(levels: number): Record<string, unknown> {
+  let value: unknown = 1;
+  for (let level = 0; level < levels; level += 1) value = { a: value };
+  return value as Record<string, unknown>;
+}
+
 function setup() {
   const store = new InMemoryMemoryStore();
   const embedder = createFakeEmbedder();
@@ -35,6 +42,27 @@ describe('MemoryService input rules', () => {
       'entries.0.metadata',
       'metadata must serialize to at most 16384 bytes',
     ],
+    // Deeper than 64 levels: refused before any recursive check could overflow the stack.
+    [
+      {
+        entries: [
+          { text: 'ok', metadata: { deep: JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`) } },
+        ],
+      },
+      'entries.0.metadata',
+      'metadata must nest at most 64 levels',
+    ],
+    [
+      { entries: [{ text: 'ok', metadata: nested(65) }] },
+      'entries.0.metadata',
+      'metadata must nest at most 64 levels',
+    ],
+    // zod's records skip a __proto__ key: refused instead of lost.
+    [
+      { entries: [{ text: 'ok', metadata: JSON.parse('{"a":{"__proto__":{"polluted":true}}}') }] },
+      'entries.0.metadata',
+      'metadata keys must not be __proto__',
+    ],
     [
       { entries: Array.from({ length: 1001 }, (_, i) => ({ text: `t${i}` })) },
       'entries',
@@ -54,6 +82,20 @@ describe('MemoryService input rules', () => {
       expect(embedder.calls).toBe(0);
     },
   );
+
+  it('accepts metadata nesting exactly 64 levels and refuses a deep revise', async () => {
+    const { service } = setup();
+    const written = await service.remember('scope', {
+      entries: [{ text: 'ok', metadata: nested(64) as never }],
+    });
+    const entryId = written.entries[0]!.entryId;
+    await expect(
+      service.revise('scope', { entryId, text: 'new', metadata: nested(5_000) as never }),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      issues: [{ field: 'metadata', rule: 'metadata must nest at most 64 levels' }],
+    });
+  });
 
   it('refuses a bad scope id, entry id and cursor', async () => {
     const { service } = setup();
