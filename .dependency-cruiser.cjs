@@ -33,6 +33,7 @@ const LAYERS = {
   'rerank-decision': ['memory-core', 'decision-model'],
   'observability-otel': ['memory-core'],
   'cli-support': [], // private helpers of the project's own apps
+  'search-peers': ['memory-core', 'embedder-local'], // private: the peer libraries the apps measure against
   runtime: null, // null = any workspace package
 };
 

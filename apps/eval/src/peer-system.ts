@@ -1,6 +1,10 @@
+import type { PeerSystem } from '@powercontext/search-peers';
+
+export type { PeerSearchHit, PeerSystem } from '@powercontext/search-peers';
+
 /**
  * Contract between the LoCoMo harness and peer retrieval systems
- * (MiniSearch, Orama, ...) implemented under `./peers/`.
+ * (MiniSearch, Orama, ...) from `@powercontext/search-peers`, loaded through `./peers/`.
  *
  * A peer indexes the same evaluation units the harness ingests into
  * PowerContext and answers queries with unit ids, best first. The harness
@@ -17,25 +21,6 @@ export interface EvalUnit {
   turnIds: string[];
   /** Session date of the unit's session, as given by the dataset. */
   sessionDate?: string;
-}
-
-/** One peer hit, best first. */
-export interface PeerSearchHit {
-  unitId: string;
-}
-
-/** A peer retrieval system scoped to one conversation. */
-export interface PeerSystem {
-  /** Reported system name, e.g. "minisearch" or "orama". */
-  system: string;
-  /** Reported retrieval mode, e.g. "fts" or "hybrid". */
-  mode: string;
-  /** Index all units of the conversation (called once, before any search). */
-  index(units: readonly EvalUnit[]): Promise<void>;
-  /** Return at most `k` hits, best first. */
-  search(query: string, k: number): Promise<PeerSearchHit[]>;
-  /** Release resources. */
-  close?(): Promise<void>;
 }
 
 /** Creates the peer systems for one conversation. */
