@@ -24,6 +24,8 @@ import { createThrowawayDatabase } from './throwaway-database.js';
 
 const NOT_MEASURED = 'not measured';
 
+const loadAverage = () => os.loadavg().map((value) => round(value, 2));
+
 /** The local embedder alone over up to EMBEDDER_SAMPLE texts: what embedding costs of an ingest. */
 async function embedderCost(texts: readonly string[]): Promise<SizeResult['embedder']> {
   const sample = texts.slice(0, EMBEDDER_SAMPLE);
@@ -86,7 +88,12 @@ async function runSize(args: ScaleArgs, entries: number, identity: { retrievalPo
   return size;
 }
 
-function report(args: ScaleArgs, sizes: SizeResult[], retrievalPolicy: string | undefined): ScaleReport {
+function report(
+  args: ScaleArgs,
+  sizes: SizeResult[],
+  retrievalPolicy: string | undefined,
+  loadAtStart: number[],
+): ScaleReport {
   const cpus = os.cpus();
   return validateScaleReport({
     benchmark: 'scale',
@@ -95,6 +102,8 @@ function report(args: ScaleArgs, sizes: SizeResult[], retrievalPolicy: string | 
       cpus: cpus.length,
       cpu_model: cpus[0]?.model ?? 'unknown',
       total_memory_mb: round(os.totalmem() / 2 ** 20, 0),
+      load_average_start: loadAtStart,
+      load_average_end: loadAverage(),
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
     },
@@ -119,6 +128,7 @@ async function main(): Promise<number> {
   const args = parseCommandLine(parseScaleArgs, SCALE_USAGE);
   if (typeof args === 'number') return args;
   const started = performance.now();
+  const loadAtStart = loadAverage();
   console.log(
     `scale benchmark: sizes ${args.sizes.join(', ')}, stores ${args.stores.join(', ')}, ` +
       `clients ${args.concurrency.join(', ')}, ${args.queries} queries per mode${args.peers ? ', peers' : ''}`,
@@ -141,7 +151,7 @@ async function main(): Promise<number> {
   for (const entries of args.sizes) {
     sizes.push(await runSize(args, entries, identity));
     // Written after every size, so a long run keeps what it measured.
-    written = report(args, sizes, identity.retrievalPolicy);
+    written = report(args, sizes, identity.retrievalPolicy, loadAtStart);
     await writeFile(jsonFile, `${JSON.stringify(written, null, 2)}\n`);
     await writeFile(markdownFile, scaleMarkdown(written));
   }

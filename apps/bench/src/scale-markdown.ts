@@ -135,7 +135,8 @@ export function scaleMarkdown(report: ScaleReport): string {
     '# Scale benchmark',
     '',
     `Generated ${report.generated_at} on ${m.cpus} CPUs (${m.cpu_model}), ${count(Math.round(m.total_memory_mb))} MB RAM, ` +
-      `Node ${m.node}, ${m.platform}. Measured figures for this machine, not promises.`,
+      `Node ${m.node}, ${m.platform}; load average ${m.load_average_start.join(' / ')} (1 / 5 / 15 min) at the start, ` +
+      `${m.load_average_end.join(' / ')} at the end. Measured figures for this machine, not promises.`,
     '',
     `Synthetic chat-memory corpus, seed ${c.seed}: ${corpus}. Embedding profile \`${c.embedding_profile}\`, ` +
       `retrieval policy \`${c.retrieval_policy}\`. Every search has limit ${c.limit}; latencies are over ${c.queries} ` +

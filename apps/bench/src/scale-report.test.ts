@@ -44,6 +44,8 @@ function sampleReport(): ScaleReport {
       cpus: 2,
       cpu_model: 'Test CPU',
       total_memory_mb: 24_000,
+      load_average_start: [1.5, 1, 0.5],
+      load_average_end: [2, 1.25, 0.75],
       node: 'v20.20.2',
       platform: 'linux-x64',
     },
@@ -144,6 +146,12 @@ describe('scaleMarkdown', () => {
 
   it('states the machine, the corpus and that PostgreSQL RSS excludes the server', () => {
     expect(markdown).toContain('2 CPUs (Test CPU)');
+    expect(markdown).toContain(
+      'load average 1.5 / 1 / 0.5 (1 / 5 / 15 min) at the start, 2 / 1.25 / 0.75 at the end',
+    );
+    expect(markdown).toContain(
+      'load average 1.5 / 1 / 0.5 (1 / 5 / 15 min) at the start, 2 / 1.25 / 0.75 at the end',
+    );
     expect(markdown).toContain('1,000 entries over 10 scopes (mean 24.4 words, 136 characters, longest 258)');
     expect(markdown).toContain('whose memory is not counted');
   });

@@ -114,6 +114,9 @@ export const scaleReportSchema = z.strictObject({
     cpus: z.int().min(1),
     cpu_model: z.string(),
     total_memory_mb: nonNegative,
+    /** os.loadavg() (1, 5, 15 minutes) when the run started and when it ended: other work on the machine. */
+    load_average_start: z.array(nonNegative).length(3),
+    load_average_end: z.array(nonNegative).length(3),
     node: z.string().min(1),
     platform: z.string().min(1),
   }),
