@@ -149,9 +149,6 @@ describe('scaleMarkdown', () => {
     expect(markdown).toContain(
       'load average 1.5 / 1 / 0.5 (1 / 5 / 15 min) at the start, 2 / 1.25 / 0.75 at the end',
     );
-    expect(markdown).toContain(
-      'load average 1.5 / 1 / 0.5 (1 / 5 / 15 min) at the start, 2 / 1.25 / 0.75 at the end',
-    );
     expect(markdown).toContain('1,000 entries over 10 scopes (mean 24.4 words, 136 characters, longest 258)');
     expect(markdown).toContain('whose memory is not counted');
   });
