@@ -1,3 +1,4 @@
+import { answerAccuracyLines } from './answer-markdown.js';
 import { CATEGORIES, CATEGORY_NAMES, type Category } from './locomo-data.js';
 import { METRIC_KEYS, type Metrics } from './metrics.js';
 import { runLabel } from './run-accumulator.js';
@@ -171,6 +172,7 @@ export function summaryMarkdown(summary: Summary, context: MarkdownContext): str
       );
     }
   }
+  lines.push('', ...answerAccuracyLines(measured));
   if (unmeasured.length > 0) {
     lines.push('', '## Not measured', '', '| run | reason |', '|---|---|');
     for (const run of unmeasured) lines.push(`| ${runLabel(run)} (${run.unit}) | ${run.reason} |`);

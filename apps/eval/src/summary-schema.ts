@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { answersSchema } from './answers-schema.js';
 
 /**
  * The documented format of `<out>/summary.json`. The harness validates what it writes against this
@@ -70,6 +71,8 @@ export const measuredRunSchema = z.strictObject({
     .optional(),
   /** What the run measured, in words (e.g. how coarse and final were obtained). */
   note: z.string().min(1).optional(),
+  /** The optional answer stage's figures (answers-schema.ts); never mixed with the retrieval metrics. */
+  answers: answersSchema.optional(),
 });
 
 export const unmeasuredRunSchema = z.strictObject({
