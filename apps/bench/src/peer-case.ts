@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { createProgressBar } from '@powercontext/cli-support';
 import { createPeerSystems, PEER_SYSTEMS, type PeerSystem } from '@powercontext/search-peers';
 import { type PeerCaseSpec, SEARCH_LIMIT, WARMUP_QUERIES } from './case-spec.js';
+import { yieldToEventLoop } from './interrupts.js';
 import { latencyOf, peakRssMb, perSecond, round } from './measure.js';
 import type { PeerResult } from './scale-report.js';
 import { generateCorpus, generateQueries } from './synthetic-corpus.js';
@@ -42,6 +43,7 @@ export async function runPeerCase(spec: PeerCaseSpec): Promise<PeerResult> {
     indexes.push(peer);
     done += documents.length;
     bar.update(done);
+    await yieldToEventLoop();
   }
   const indexMs = performance.now() - started;
 
@@ -58,6 +60,7 @@ export async function runPeerCase(spec: PeerCaseSpec): Promise<PeerResult> {
       hits += found.length;
     }
     search.update(index + 1);
+    await yieldToEventLoop();
   }
   const rss = peakRssMb();
   for (const peer of indexes) await peer.close?.();

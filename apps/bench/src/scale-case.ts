@@ -7,6 +7,7 @@
 import type { CaseMessage } from './case-runner.js';
 import type { CaseSpec } from './case-spec.js';
 import { describeError } from './describe-error.js';
+import { InterruptedError, stopOnSignals } from './interrupts.js';
 import { runPeerCase } from './peer-case.js';
 import { runStoreCase } from './store-case.js';
 
@@ -23,5 +24,7 @@ async function run(spec: CaseSpec): Promise<CaseMessage> {
 }
 
 if (!process.send) throw new Error('scale-case runs as a child process of the scale benchmark');
+stopOnSignals();
 const message = await run(JSON.parse(process.argv[2] ?? '') as CaseSpec);
-process.send(message, () => process.disconnect());
+if (process.connected) process.send(message, () => process.disconnect());
+if (!message.ok && message.reason.startsWith(InterruptedError.name)) process.exitCode = 130;

@@ -14,6 +14,7 @@ import {
 } from './case-spec.js';
 import { runConcurrentClients } from './concurrent-clients.js';
 import { createInstantReranker } from './instant-reranker.js';
+import { yieldToEventLoop } from './interrupts.js';
 import { latencyOf, megabytes, peakRssMb, perSecond, round } from './measure.js';
 import {
   type BenchSearchMode,
@@ -93,6 +94,7 @@ async function ingest(runtime: Runtime, work: Workload): Promise<StoreResult['in
       created += result.entries.filter((item) => item.status === 'created').length;
       done += batch.length;
       bar.update(done);
+      await yieldToEventLoop();
     }
   }
   const milliseconds = performance.now() - started;
@@ -128,6 +130,7 @@ async function sequentialLatency(runtime: Runtime, work: Workload, mode: BenchSe
       hits += result.hits.length;
     }
     bar.update(index + 1);
+    await yieldToEventLoop();
   }
   return { ...latencyOf(samples), mean_hits: round(hits / samples.length, 3) } satisfies ModeLatency;
 }
@@ -146,6 +149,7 @@ async function throughput(
   await runConcurrentClients(clients, total, async (index) => {
     const { milliseconds } = await timedSearch(runtime, measured[index % measured.length]!, mode);
     samples.push(milliseconds);
+    await yieldToEventLoop();
   });
   const milliseconds = performance.now() - started;
   const latency = latencyOf(samples);
@@ -187,6 +191,7 @@ async function rerankOverhead(
         }
       }
       bar.update(index + 1);
+      await yieldToEventLoop();
     }
     if (stage.length === 0) throw new Error('no search reached the rerank stage');
     const { mean_hits: _hits, ...without } = withoutReranker;
