@@ -158,9 +158,11 @@ export function scaleMarkdown(report: ScaleReport): string {
     '',
     '## Throughput (concurrent clients in one process)',
     '',
-    'Each level sends max(queries, 20 x clients) searches. PGlite has one connection, so its searches queue; ' +
-      "PostgreSQL uses the runtime's pool of 10 connections. The peers search synchronously on the caller's " +
-      'thread, so they have no throughput runs.',
+    'Each level sends max(queries, 20 x clients) searches; searches/s is wall-clock throughput. PostgreSQL uses ' +
+      "the runtime's pool of 10 connections, and its latencies include the wait for a connection. PGlite has one " +
+      'connection and answers without returning to the event loop, so concurrent searches in one process run one ' +
+      "after another: its latencies are each search's own time, not the wait before it started; compare searches/s. " +
+      "The peers search synchronously on the caller's thread, so they have no throughput runs.",
     '',
     ...throughputTable(report),
     '',
