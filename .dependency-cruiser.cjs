@@ -36,6 +36,7 @@ const LAYERS = {
   'observability-otel': ['memory-core'],
   'cli-support': [], // private helpers of the project's own apps
   client: [], // the HTTP v1 client: talks to the server over HTTP only
+  'search-peers': ['memory-core', 'embedder-local'], // private: the peer libraries the apps measure against
   runtime: null, // null = any workspace package
 };
 

@@ -49,3 +49,29 @@ describe('bleu1', () => {
     expect(bleu1('', 'lake')).toBe(0);
   });
 });
+
+describe('answer metrics on more hand-built cases', () => {
+  it('removes articles only as whole words, and typographic punctuation too', () => {
+    expect(normalizeAnswer('Another theatre, then the anthem')).toBe('another theatre then anthem');
+    expect(normalizeAnswer('Caroline\u2019s \u201cfavourite\u201d book \u2014 An Adventure')).toBe(
+      'caroline s favourite book adventure',
+    );
+    expect(exactMatch('An apple.', 'apple')).toBe(1);
+  });
+
+  it('token F1 is symmetric and ignores word order', () => {
+    expect(tokenF1('sunrise lake', 'lake sunrise')).toBe(1);
+    // prediction: 7 may 2023 (3); gold: may 7 (2); shared 2 -> P 2/3, R 1.
+    expect(tokenF1('7 May 2023', 'May 7')).toBeCloseTo(0.8, 12);
+    expect(tokenF1('May 7', '7 May 2023')).toBeCloseTo(0.8, 12);
+  });
+
+  it('BLEU-1 has no brevity penalty at equal length and clips repeated candidate words', () => {
+    // equal length: precision 1/2, penalty exp(1 - 2/2) = 1.
+    expect(bleu1('may 2023', 'april 2023')).toBe(0.5);
+    // candidate "2023 2023 2023" (3) vs reference "april 2023" (2): clipped 1/3, no penalty (3 > 2).
+    expect(bleu1('2023 2023 2023', 'april 2023')).toBeCloseTo(1 / 3, 12);
+    // a candidate of articles only normalizes to nothing: 0.
+    expect(bleu1('the a an', 'lake')).toBe(0);
+  });
+});

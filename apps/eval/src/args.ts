@@ -65,9 +65,13 @@ export const USAGE = `Usage: pnpm eval:locomo [options]
   --base-url URL            OpenAI-compatible base URL (default: POWERCONTEXT_SERVER_INFERENCE_BASE_URL)
   --peers                   also run the peer systems (MiniSearch, Orama) on the same units and questions
   --conversations LIST      comma-separated conversation ids, e.g. conv-26,conv-30 (default all)
-  --answer-model SPEC       answer stage model (not available in this build)
-  --judge-model SPEC        answer stage judge model (not available in this build)
-  --judge-policy POLICY     strict or topical (default strict)
+  --answer-model SPEC       answer stage: openai:<model> or openai-compatible:<model> answers each question from
+                            each run's final hits (exact match, token F1, BLEU-1); without it the stage is skipped
+  --judge-model SPEC        answer stage: the LLM judge's model (default: no judge)
+  --judge-policy POLICY     the judge's grading policy, strict or topical (default strict)
+                            (base URL: --base-url or POWERCONTEXT_SERVER_INFERENCE_BASE_URL; API key:
+                            POWERCONTEXT_SERVER_INFERENCE_API_KEY; timeout and attempts: ..._GENERATION_TIMEOUT_SECONDS,
+                            ..._GENERATION_MAX_REQUESTS)
   --assembly-budget TOKENS  pack each question's final hits into a context of at most TOKENS (o200k_base) and report
                             assembly retention per run (default: no assembly)
   --lexical-context RUNS    both (default): no-rerank runs with the configured neighbour context and without it,

@@ -1,6 +1,7 @@
 import type { EvalArgs, SearchMode } from './args.js';
 import type { Category, EvalQuestion } from './locomo-data.js';
 import { type Metrics, roundMetrics } from './metrics.js';
+import type { EvalUnit } from './peer-system.js';
 
 /** Per-question results (ids and metrics only, never dataset text), written to questions.json. */
 export interface QuestionRecord {
@@ -19,6 +20,8 @@ export interface EvalContext {
   records: Map<EvalQuestion, QuestionRecord>;
   /** Entry ids of the plain search with limit max(top_k, final_k), per mode and question. */
   pools: Map<SearchMode, Map<EvalQuestion, string[]>>;
+  /** Final hits per run label and question, kept only for the answer stage (see final-hits.ts). */
+  finalHits?: Map<string, Map<EvalQuestion, EvalUnit[]>>;
 }
 
 export function warn(context: EvalContext, message: string): void {

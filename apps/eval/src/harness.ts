@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { createProgressBar } from '@powercontext/cli-support';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
+import { answerStageRequested, runAnswerStage } from './answer-stage.js';
 import { COARSE_DEPTH, type EvalArgs, REPO_ROOT, type SearchMode } from './args.js';
 import { describe, type EvalContext, type QuestionRecord, record, warn } from './eval-context.js';
+import { keepFinalHits } from './final-hits.js';
 import { type IngestedConversation, ingestConversation, REMEMBER_BATCH_SIZE } from './ingest.js';
 import { buildConversation, type Category, type EvalConversation, readLocomoFile } from './locomo-data.js';
 import { RECALL_KS } from './metrics.js';
@@ -18,8 +20,6 @@ import { type RunJson, type Summary, validateSummary } from './summary-schema.js
 
 export type { QuestionRecord } from './eval-context.js';
 export { describe } from './eval-context.js';
-
-export const ANSWER_STAGE_UNAVAILABLE = 'answer stage not available in this build';
 
 export interface HarnessOptions {
   /** Environment the runtime settings pass through from; default process.env. */
@@ -69,14 +69,8 @@ export async function runLocomoEval(args: EvalArgs, options: HarnessOptions = {}
   const env = options.env ?? process.env;
   const stream = options.stream ?? process.stdout;
   const context: EvalContext = { args, stream, warnings: [], records: new Map(), pools: new Map() };
+  if (answerStageRequested(args)) context.finalHits = new Map();
   const notes: string[] = [];
-  if (args.answerModel || args.judgeModel) {
-    warn(context, ANSWER_STAGE_UNAVAILABLE);
-    notes.push(
-      `Answer stage requested (answer model ${args.answerModel ?? 'unset'}, judge model ${args.judgeModel ?? 'unset'}, ` +
-        `judge policy ${args.judgePolicy}): ${ANSWER_STAGE_UNAVAILABLE}; no accuracy figures are reported.`,
-    );
-  }
 
   const { data, sha256 } = await readLocomoFile(args.data);
   const wanted = args.conversations;
@@ -148,12 +142,18 @@ export async function runLocomoEval(args: EvalArgs, options: HarnessOptions = {}
   if (args.peers) {
     const peers = await runPeers(args, conversations, stream);
     for (const message of peers.warnings) warn(context, message);
-    for (const item of peers.records) record(context, item.question, item.label, item.final, item.coarse);
+    for (const item of peers.records) {
+      record(context, item.question, item.label, item.final, item.coarse);
+      keepFinalHits(context, item.label, item.question, item.finalUnits);
+    }
     runs.push(...peers.runs);
     failed ||= peers.failed;
   }
 
-  const ordered = [...runs].sort((a, b) => runOrder(a, args) - runOrder(b, args));
+  const sorted = [...runs].sort((a, b) => runOrder(a, args) - runOrder(b, args));
+  const answered = await runAnswerStage(context, sorted, env);
+  failed ||= answered.failed;
+  const ordered = answered.runs;
   const summary = validateSummary({
     dataset: {
       file: datasetPath(args.data),

@@ -13,7 +13,14 @@ const PEER_NAMES: readonly string[] = SYSTEMS.filter((name) => name !== 'powerco
 
 export interface PeerOutcome {
   runs: RunJson[];
-  records: { question: EvalQuestion; label: string; final: Metrics; coarse: Metrics }[];
+  records: {
+    question: EvalQuestion;
+    label: string;
+    final: Metrics;
+    coarse: Metrics;
+    /** The units of the final hits, best first (for the answer stage). */
+    finalUnits: EvalUnit[];
+  }[];
   warnings: string[];
   failed: boolean;
 }
@@ -94,7 +101,8 @@ export async function runPeers(
           const final = questionMetrics(ranked.slice(0, args.finalK), target, args.finalK);
           const coarse = questionMetrics(ranked.slice(0, COARSE_DEPTH), target, COARSE_DEPTH);
           run.add(question.category, final, coarse);
-          outcome.records.push({ question, label: run.label, final, coarse });
+          const finalUnits = hits.slice(0, args.finalK).map((hit) => unitById.get(hit.unitId)!);
+          outcome.records.push({ question, label: run.label, final, coarse, finalUnits });
         }
       } catch (error) {
         broken.set(key, { system: peer.system as PeerName, mode: peer.mode, reason: describe(error) });

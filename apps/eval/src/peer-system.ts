@@ -1,6 +1,10 @@
+import type { PeerSystem } from '@powercontext/search-peers';
+
+export type { PeerSearchHit, PeerSystem } from '@powercontext/search-peers';
+
 /**
  * Contract between the LoCoMo harness and peer retrieval systems
- * (MiniSearch, Orama, ...) implemented under `./peers/`.
+ * (MiniSearch, Orama, ...) from `@powercontext/search-peers`, loaded through `./peers/`.
  *
  * A peer indexes the same evaluation units the harness ingests into
  * PowerContext and answers queries with unit ids, best first. The harness
@@ -19,25 +23,6 @@ export interface EvalUnit {
   sessionDate?: string;
   /** The unit's place in its session (session id + order), given to the runtime as the entry position. */
   position?: { sourceId: string; order: number[] };
-}
-
-/** One peer hit, best first. */
-export interface PeerSearchHit {
-  unitId: string;
-}
-
-/** A peer retrieval system scoped to one conversation. */
-export interface PeerSystem {
-  /** Reported system name, e.g. "minisearch" or "orama". */
-  system: string;
-  /** Reported retrieval mode, e.g. "fts" or "hybrid". */
-  mode: string;
-  /** Index all units of the conversation (called once, before any search). */
-  index(units: readonly EvalUnit[]): Promise<void>;
-  /** Return at most `k` hits, best first. */
-  search(query: string, k: number): Promise<PeerSearchHit[]>;
-  /** Release resources. */
-  close?(): Promise<void>;
 }
 
 /** Creates the peer systems for one conversation. */

@@ -4,6 +4,7 @@ import { createRuntime, type Runtime } from '@powercontext/runtime';
 import { COARSE_DEPTH, type EvalArgs, type SearchMode } from './args.js';
 import { AssemblyRetention, evalAssemblyContract } from './assembly-retention.js';
 import { describe, type EvalContext, record, warn } from './eval-context.js';
+import { keepFinalHits } from './final-hits.js';
 import type { IngestedConversation } from './ingest.js';
 import type { EvalQuestion } from './locomo-data.js';
 import { oracleOrder, questionMetrics, type RankedCoverage } from './metrics.js';
@@ -18,6 +19,14 @@ function coverageOf(ingested: IngestedConversation, entryIds: readonly string[])
     const unit = ingested.unitByEntryId.get(entryId);
     if (!unit) throw new Error(`search returned entry ${entryId}, which the harness did not remember`);
     return unit.turnIds;
+  });
+}
+
+/** The units of the returned entries, best first. */
+function unitsOf(ingested: IngestedConversation, entryIds: readonly string[]) {
+  return entryIds.flatMap((entryId) => {
+    const unit = ingested.unitByEntryId.get(entryId);
+    return unit ? [unit] : [];
   });
 }
 
@@ -134,6 +143,7 @@ export async function coarseMode(
       plain.add(question.category, finalMetrics, coarseMetrics);
       plain.addSearchLatency(final.milliseconds);
       record(context, question, plain.label, finalMetrics, coarseMetrics);
+      keepFinalHits(context, plain.label, question, unitsOf(item, final.entryIds));
 
       const poolCoverage = coverageOf(item, pool.entryIds);
       const best = oracleOrder(poolCoverage, question.evidence).map((position) => poolCoverage[position]!);
@@ -198,6 +208,7 @@ async function rerankMode(
         run.addUsage(trace.usage);
       }
       record(context, question, run.label, finalMetrics, coarseMetrics);
+      keepFinalHits(context, run.label, question, unitsOf(item, searched.entryIds));
       bar.update(++done);
     }
   }

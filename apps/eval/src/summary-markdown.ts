@@ -1,3 +1,4 @@
+import { answerAccuracyLines } from './answer-markdown.js';
 import { assemblyMarkdown } from './assembly-retention.js';
 import { CATEGORIES, CATEGORY_NAMES, type Category } from './locomo-data.js';
 import { METRIC_KEYS, type Metrics } from './metrics.js';
@@ -177,6 +178,7 @@ export function summaryMarkdown(summary: Summary, context: MarkdownContext): str
     }
   }
   lines.push(...assemblyMarkdown(measured.map((run) => ({ label: runLabel(run), assembly: run.assembly }))));
+  lines.push('', ...answerAccuracyLines(measured));
   if (unmeasured.length > 0) {
     lines.push('', '## Not measured', '', '| run | reason |', '|---|---|');
     for (const run of unmeasured) lines.push(`| ${runLabel(run)} (${run.unit}) | ${run.reason} |`);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { answersSchema } from './answers-schema.js';
 import { assemblyRunSchema } from './assembly-retention.js';
 
 /**
@@ -78,6 +79,8 @@ export const measuredRunSchema = z.strictObject({
   note: z.string().min(1).optional(),
   /** Assembly retention under `--assembly-budget` (absent without it). */
   assembly: assemblyRunSchema.optional(),
+  /** The optional answer stage's figures (answers-schema.ts); never mixed with the retrieval metrics. */
+  answers: answersSchema.optional(),
 });
 
 export const unmeasuredRunSchema = z.strictObject({

@@ -1,26 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import type { EvalUnit, PeerSystem } from '../peer-system.js';
-import { normalizeEnglishTerm, tokenizeEnglish } from './english-analyzer.js';
-import { createPeers } from './index.js';
 
-const UNITS: EvalUnit[] = [
+import { normalizeEnglishTerm, tokenizeEnglish } from './english-analyzer.js';
+import { createPeerSystems, PEER_SYSTEMS } from './index.js';
+import type { PeerDocument, PeerSystem } from './peer-system.js';
+
+const UNITS: PeerDocument[] = [
   {
     unitId: 'D1:1',
     text: 'Caroline: I went to a support group for the first time yesterday.',
-    turnIds: ['D1:1'],
   },
   {
     unitId: 'D1:2',
     text: 'Melanie: That sounds brave! I painted a sunrise over the lake last week.',
-    turnIds: ['D1:2'],
   },
-  { unitId: 'D1:3', text: 'Caroline: The counseling workshop was really helpful.', turnIds: ['D1:3'] },
-  { unitId: 'D2:1', text: 'Melanie: My kids and I went camping near the mountains.', turnIds: ['D2:1'] },
-  { unitId: 'D2:2', text: "Caroline: I'm reading a novel about an adoption agency.", turnIds: ['D2:2'] },
+  { unitId: 'D1:3', text: 'Caroline: The counseling workshop was really helpful.' },
+  { unitId: 'D2:1', text: 'Melanie: My kids and I went camping near the mountains.' },
+  { unitId: 'D2:2', text: "Caroline: I'm reading a novel about an adoption agency." },
 ];
 
 async function indexedPeers(): Promise<PeerSystem[]> {
-  const peers = await createPeers('conv-test');
+  const peers = createPeerSystems();
   for (const peer of peers) await peer.index(UNITS);
   return peers;
 }
@@ -31,16 +30,17 @@ function peerNamed(peers: PeerSystem[], system: string, mode: string): PeerSyste
   return peer;
 }
 
-describe('createPeers', () => {
+describe('createPeerSystems', () => {
   it('returns MiniSearch fts, Orama fts and Orama hybrid, fresh for every call', async () => {
-    const first = await createPeers('conv-a');
+    const first = createPeerSystems();
     expect(first.map((peer) => `${peer.system}/${peer.mode}`)).toEqual([
       'minisearch/fts',
       'orama/fts',
       'orama/hybrid',
     ]);
+    expect(first.map(({ system, mode }) => ({ system, mode }))).toEqual(PEER_SYSTEMS);
     await first[0]?.index(UNITS);
-    const second = await createPeers('conv-b');
+    const second = createPeerSystems();
     expect(await second[0]?.search('camping', 5)).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { create, type DefaultTokenizerConfig, insertMultiple, search } from '@orama/orama';
 import { stopwords as englishStopWords } from '@orama/stopwords/english';
 import type { Embedder } from '@powercontext/memory-core';
-import type { EvalUnit, PeerSearchHit, PeerSystem } from '../peer-system.js';
+import type { PeerDocument, PeerSearchHit, PeerSystem } from './peer-system.js';
 
 /** Name of the vector property in the hybrid schema. */
 const EMBEDDING = 'embedding';
@@ -37,7 +37,7 @@ export function createOramaFullTextPeer(): PeerSystem {
   return {
     system: 'orama',
     mode: 'fts',
-    async index(units: readonly EvalUnit[]): Promise<void> {
+    async index(units: readonly PeerDocument[]): Promise<void> {
       await insertMultiple(
         db,
         units.map((unit) => ({ unitId: unit.unitId, text: unit.text })),
@@ -73,7 +73,7 @@ export function createOramaHybridPeer(embedder: Embedder): PeerSystem {
   return {
     system: 'orama',
     mode: 'hybrid',
-    async index(units: readonly EvalUnit[]): Promise<void> {
+    async index(units: readonly PeerDocument[]): Promise<void> {
       const vectors = await embedder.embed(units.map((unit) => unit.text));
       await insertMultiple(
         db,

@@ -1,6 +1,6 @@
 import MiniSearch from 'minisearch';
-import type { EvalUnit, PeerSearchHit, PeerSystem } from '../peer-system.js';
 import { normalizeEnglishTerm, tokenizeEnglish } from './english-analyzer.js';
+import type { PeerDocument, PeerSearchHit, PeerSystem } from './peer-system.js';
 
 interface IndexedUnit {
   unitId: string;
@@ -29,7 +29,7 @@ export function createMiniSearchPeer(): PeerSystem {
   return {
     system: 'minisearch',
     mode: 'fts',
-    async index(units: readonly EvalUnit[]): Promise<void> {
+    async index(units: readonly PeerDocument[]): Promise<void> {
       index.addAll(units.map((unit) => ({ unitId: unit.unitId, text: unit.text })));
     },
     async search(query: string, k: number): Promise<PeerSearchHit[]> {

@@ -1,0 +1,180 @@
+import type { Latency, PeerResult, ScaleReport, SizeResult, StoreResult } from './scale-report.js';
+import { SEARCH_MODES } from './scale-report.js';
+
+const DASH = '—';
+const ms = (value: number) => value.toFixed(2);
+const rate = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(1));
+const count = (value: number) => value.toLocaleString('en-US');
+const p50p95 = (latency: Pick<Latency, 'p50_ms' | 'p95_ms'>) =>
+  `${ms(latency.p50_ms)} / ${ms(latency.p95_ms)}`;
+
+const measuredStores = (size: SizeResult) =>
+  size.stores.filter((store): store is StoreResult => store.measured);
+const measuredPeers = (size: SizeResult) => size.peers.filter((peer): peer is PeerResult => peer.measured);
+
+function ingestTable(report: ScaleReport): string[] {
+  const lines = [
+    '| entries | system | ingest entries/s | ingest s | peak RSS MB | storage MB |',
+    '|---:|---|---:|---:|---:|---:|',
+  ];
+  for (const size of report.sizes) {
+    const e = size.embedder;
+    lines.push(
+      `| ${count(size.entries)} | local embedder alone (${count(e.entries)} texts) | ${rate(e.entries_per_second)} | ${e.seconds.toFixed(1)} | ${DASH} | ${DASH} |`,
+    );
+    for (const store of measuredStores(size)) {
+      lines.push(
+        `| ${count(size.entries)} | powercontext ${store.store} | ${rate(store.ingest.entries_per_second)} | ` +
+          `${store.ingest.seconds.toFixed(1)} | ${store.peak_rss_mb.toFixed(0)}${store.store === 'postgres' ? ' (client only)' : ''} | ` +
+          `${store.storage_mb === undefined ? DASH : store.storage_mb.toFixed(0)} |`,
+      );
+    }
+    for (const peer of measuredPeers(size)) {
+      lines.push(
+        `| ${count(size.entries)} | ${peer.system} ${peer.mode} (in-process index) | ${rate(peer.ingest.entries_per_second)} | ` +
+          `${peer.ingest.seconds.toFixed(1)} | ${peer.peak_rss_mb.toFixed(0)} | ${DASH} |`,
+      );
+    }
+  }
+  return lines;
+}
+
+function searchTable(report: ScaleReport): string[] {
+  const lines = [
+    '| entries | system | mode | p50 ms | p95 ms | p99 ms | mean ms | mean hits |',
+    '|---:|---|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const size of report.sizes) {
+    for (const store of measuredStores(size)) {
+      for (const mode of SEARCH_MODES) {
+        const m = store.search[mode];
+        lines.push(
+          `| ${count(size.entries)} | powercontext ${store.store} | ${mode} | ${ms(m.p50_ms)} | ${ms(m.p95_ms)} | ` +
+            `${ms(m.p99_ms)} | ${ms(m.mean_ms)} | ${m.mean_hits.toFixed(2)} |`,
+        );
+      }
+    }
+    for (const peer of measuredPeers(size)) {
+      const m = peer.search;
+      lines.push(
+        `| ${count(size.entries)} | ${peer.system} | ${peer.mode} | ${ms(m.p50_ms)} | ${ms(m.p95_ms)} | ` +
+          `${ms(m.p99_ms)} | ${ms(m.mean_ms)} | ${m.mean_hits.toFixed(2)} |`,
+      );
+    }
+  }
+  return lines;
+}
+
+function throughputTable(report: ScaleReport): string[] {
+  const levels = report.config.concurrency;
+  const lines = [
+    `| entries | store | mode | ${levels.map((clients) => `${clients} client${clients === 1 ? '' : 's'}: searches/s (p50 / p95 ms)`).join(' | ')} |`,
+    `|---:|---|---|${levels.map(() => '---:').join('|')}|`,
+  ];
+  for (const size of report.sizes) {
+    for (const store of measuredStores(size)) {
+      for (const mode of SEARCH_MODES) {
+        const cells = levels.map((clients) => {
+          const run = store.throughput.find((item) => item.mode === mode && item.clients === clients);
+          return run ? `${rate(run.searches_per_second)} (${p50p95(run)})` : DASH;
+        });
+        lines.push(`| ${count(size.entries)} | ${store.store} | ${mode} | ${cells.join(' | ')} |`);
+      }
+    }
+  }
+  return lines;
+}
+
+function rerankTable(report: ScaleReport): string[] {
+  const lines = [
+    '| entries | store | no reranker: search p50 / p95 ms | instant reranker: search p50 / p95 ms | coarse path (pool) p50 / p95 ms | rerank stage p50 / p95 / p99 ms |',
+    '|---:|---|---:|---:|---:|---:|',
+  ];
+  let rows = 0;
+  for (const size of report.sizes) {
+    for (const store of measuredStores(size)) {
+      const r = store.rerank_overhead;
+      if (!r) continue;
+      rows++;
+      lines.push(
+        `| ${count(size.entries)} | ${store.store} | ${p50p95(r.without_reranker)} | ${p50p95(r.with_instant_reranker)} | ` +
+          `${p50p95(r.coarse_ms)} (${r.candidate_limit}) | ${p50p95(r.stage_ms)} / ${ms(r.stage_ms.p99_ms)} |`,
+      );
+    }
+  }
+  return rows === 0 ? ['Not measured in this run (--no-rerank, or no store was measured).'] : lines;
+}
+
+function notMeasured(report: ScaleReport): string[] {
+  const lines: string[] = [];
+  for (const size of report.sizes) {
+    for (const store of size.stores) {
+      if (!store.measured) lines.push(`- ${count(size.entries)} entries, ${store.store}: ${store.reason}`);
+    }
+    for (const peer of size.peers) {
+      if (!peer.measured) {
+        lines.push(`- ${count(size.entries)} entries, ${peer.system} ${peer.mode}: ${peer.reason}`);
+      }
+    }
+  }
+  return lines;
+}
+
+/** The human-readable report written to `<out>/scale.md`. */
+export function scaleMarkdown(report: ScaleReport): string {
+  const c = report.config;
+  const m = report.machine;
+  const corpus = report.sizes
+    .map(
+      (size) =>
+        `${count(size.entries)} entries over ${size.scopes} scopes (mean ${size.corpus.mean_words.toFixed(1)} words, ` +
+        `${size.corpus.mean_chars.toFixed(0)} characters, longest ${size.corpus.max_chars})`,
+    )
+    .join('; ');
+  const lines = [
+    '# Scale benchmark',
+    '',
+    `Generated ${report.generated_at} on ${m.cpus} CPUs (${m.cpu_model}), ${count(Math.round(m.total_memory_mb))} MB RAM, ` +
+      `Node ${m.node}, ${m.platform}; load average ${m.load_average_start.join(' / ')} (1 / 5 / 15 min) at the start, ` +
+      `${m.load_average_end.join(' / ')} at the end. Measured figures for this machine, not promises.`,
+    '',
+    `Synthetic chat-memory corpus, seed ${c.seed}: ${corpus}. Embedding profile \`${c.embedding_profile}\`, ` +
+      `retrieval policy \`${c.retrieval_policy}\`. Every search has limit ${c.limit}; latencies are over ${c.queries} ` +
+      `queries per mode after ${c.warmup_queries} warm-up queries, each query against its own scope. remember() gets ` +
+      `${c.batch_size} entries per call. Each store and each peer runs in a child process of its own, so its peak RSS is its own.`,
+    '',
+    '## Ingest',
+    '',
+    "Entries per second through `memory.forScope(s).remember()` for the stores, through the library's own index " +
+      'call for the peers (Orama hybrid includes embedding the texts). The local embedder row is the embedder ' +
+      'alone: the share of ingest it costs. PostgreSQL peak RSS is the benchmark process only: the server runs in ' +
+      'processes of its own, whose memory is not counted.',
+    '',
+    ...ingestTable(report),
+    '',
+    '## Search latency (one client)',
+    '',
+    ...searchTable(report),
+    '',
+    '## Throughput (concurrent clients in one process)',
+    '',
+    'Each level sends max(queries, 20 x clients) searches; searches/s is wall-clock throughput. PostgreSQL uses ' +
+      "the runtime's pool of 10 connections, and its latencies include the wait for a connection. PGlite has one " +
+      'connection and answers without returning to the event loop, so concurrent searches in one process run one ' +
+      "after another: its latencies are each search's own time, not the wait before it started; compare searches/s. " +
+      "The peers search synchronously on the caller's thread, so they have no throughput runs.",
+    '',
+    ...throughputTable(report),
+    '',
+    '## Rerank stage overhead (instant fake reranker, hybrid)',
+    '',
+    'The same queries through a runtime with `createRuntime({ reranker })`, a reranker that returns ranks ' +
+      'immediately. The search then fetches a coarse pool of max(limit, candidate limit) instead of limit hits; the ' +
+      "stage column is `trace.latencies.rerankMs`, the stage's own cost with no model time in it.",
+    '',
+    ...rerankTable(report),
+  ];
+  const missing = notMeasured(report);
+  if (missing.length > 0) lines.push('', '## Not measured', '', ...missing);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,274 @@
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createProgressBar } from '@powercontext/cli-support';
+import type { MemoryReranker } from '@powercontext/memory-core';
+import { createRuntime, type Runtime } from '@powercontext/runtime';
+import {
+  REMEMBER_BATCH_SIZE,
+  SEARCH_LIMIT,
+  SEARCHES_PER_CLIENT,
+  type StoreCaseSpec,
+  WARMUP_QUERIES,
+} from './case-spec.js';
+import { runConcurrentClients } from './concurrent-clients.js';
+import { createInstantReranker } from './instant-reranker.js';
+import { yieldToEventLoop } from './interrupts.js';
+import { latencyOf, megabytes, peakRssMb, perSecond, round } from './measure.js';
+import {
+  type BenchSearchMode,
+  type ModeLatency,
+  type RerankOverhead,
+  SEARCH_MODES,
+  type StoreResult,
+  type Throughput,
+} from './scale-report.js';
+import { type CorpusEntry, type CorpusQuery, generateCorpus, generateQueries } from './synthetic-corpus.js';
+import { createThrowawayDatabase } from './throwaway-database.js';
+
+interface OpenedStore {
+  /** The runtime's whole environment: only the store is set, everything else is the default. */
+  env: Record<string, string>;
+  storageBytes(): Promise<number>;
+  cleanup(): Promise<void>;
+}
+
+async function directoryBytes(directory: string): Promise<number> {
+  let total = 0;
+  for (const name of await readdir(directory, { recursive: true })) {
+    const info = await stat(path.join(directory, name));
+    if (info.isFile()) total += info.size;
+  }
+  return total;
+}
+
+/** A fresh store: PGlite in a new temporary data dir, or a throw-away PostgreSQL database. */
+async function openStore(spec: StoreCaseSpec): Promise<OpenedStore> {
+  if (spec.store === 'postgres') {
+    const database = await createThrowawayDatabase(spec.databaseUrl);
+    return {
+      env: { POWERCONTEXT_SERVER_DATABASE_URL: database.url },
+      storageBytes: () => database.sizeBytes(),
+      cleanup: () => database.drop(),
+    };
+  }
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pc-bench-pglite-'));
+  return {
+    env: { POWERCONTEXT_SERVER_DATA_DIR: dataDir },
+    storageBytes: () => directoryBytes(dataDir),
+    cleanup: () => rm(dataDir, { recursive: true, force: true }),
+  };
+}
+
+const scopeName = (scope: number) => `bench:scope-${scope}`;
+
+interface Workload {
+  spec: StoreCaseSpec;
+  entries: CorpusEntry[];
+  /** WARMUP_QUERIES warm-up queries, then spec.queries measured ones. */
+  queries: CorpusQuery[];
+  label: string;
+}
+
+async function ingest(runtime: Runtime, work: Workload): Promise<StoreResult['ingest']> {
+  const { entries, spec } = work;
+  const bar = createProgressBar(`${work.label} remember`, entries.length);
+  bar.update(0);
+  let done = 0;
+  let created = 0;
+  const started = performance.now();
+  for (let scope = 0; scope < spec.scopes; scope++) {
+    const memory = runtime.memory.forScope(scopeName(scope));
+    const indexes: number[] = [];
+    for (let index = scope; index < entries.length; index += spec.scopes) indexes.push(index);
+    for (let start = 0; start < indexes.length; start += REMEMBER_BATCH_SIZE) {
+      const batch = indexes.slice(start, start + REMEMBER_BATCH_SIZE);
+      const result = await memory.remember({
+        entries: batch.map((index) => ({
+          text: entries[index]!.text,
+          kind: 'turn',
+          sources: [{ sourceId: 'synthetic-corpus', locator: `E${index}` }],
+        })),
+      });
+      created += result.entries.filter((item) => item.status === 'created').length;
+      done += batch.length;
+      bar.update(done);
+      await yieldToEventLoop();
+    }
+  }
+  const milliseconds = performance.now() - started;
+  return {
+    entries: entries.length,
+    created,
+    seconds: round(milliseconds / 1000, 3),
+    entries_per_second: perSecond(created, milliseconds),
+    batch_size: REMEMBER_BATCH_SIZE,
+  };
+}
+
+async function timedSearch(runtime: Runtime, query: CorpusQuery, mode: BenchSearchMode) {
+  const started = performance.now();
+  const result = await runtime.memory
+    .forScope(scopeName(query.scope))
+    .search({ query: query.text, mode, limit: SEARCH_LIMIT });
+  const milliseconds = performance.now() - started;
+  if (result.mode !== mode) throw new Error(`a ${mode} search answered in mode ${result.mode}`);
+  return { result, milliseconds };
+}
+
+/** One client, one query at a time: warm-up, then the measured queries. */
+async function sequentialLatency(runtime: Runtime, work: Workload, mode: BenchSearchMode) {
+  const bar = createProgressBar(`${work.label} ${mode} search`, work.queries.length);
+  bar.update(0);
+  const samples: number[] = [];
+  let hits = 0;
+  for (const [index, query] of work.queries.entries()) {
+    const { result, milliseconds } = await timedSearch(runtime, query, mode);
+    if (index >= WARMUP_QUERIES) {
+      samples.push(milliseconds);
+      hits += result.hits.length;
+    }
+    bar.update(index + 1);
+    await yieldToEventLoop();
+  }
+  return { ...latencyOf(samples), mean_hits: round(hits / samples.length, 3) } satisfies ModeLatency;
+}
+
+/** `clients` concurrent clients over the measured queries (cycled), max(queries, 20 x clients) searches. */
+async function throughput(
+  runtime: Runtime,
+  work: Workload,
+  mode: BenchSearchMode,
+  clients: number,
+): Promise<Throughput> {
+  const measured = work.queries.slice(WARMUP_QUERIES);
+  const total = Math.max(measured.length, SEARCHES_PER_CLIENT * clients);
+  const samples: number[] = [];
+  const started = performance.now();
+  await runConcurrentClients(clients, total, async (index) => {
+    const { milliseconds } = await timedSearch(runtime, measured[index % measured.length]!, mode);
+    samples.push(milliseconds);
+    await yieldToEventLoop();
+  });
+  const milliseconds = performance.now() - started;
+  const latency = latencyOf(samples);
+  return {
+    mode,
+    clients,
+    searches: total,
+    seconds: round(milliseconds / 1000, 3),
+    searches_per_second: perSecond(total, milliseconds),
+    p50_ms: latency.p50_ms,
+    p95_ms: latency.p95_ms,
+  };
+}
+
+/** Hybrid searches through a runtime with the instant reranker injected, over the same store. */
+async function rerankOverhead(
+  env: Record<string, string>,
+  work: Workload,
+  withoutReranker: ModeLatency,
+): Promise<RerankOverhead> {
+  const reranker: MemoryReranker = createInstantReranker();
+  const runtime = await createRuntime({ env, reranker });
+  try {
+    const candidateLimit = runtime.capabilities().rerank?.candidateLimit;
+    if (candidateLimit === undefined) throw new Error('the injected reranker is not active');
+    const bar = createProgressBar(`${work.label} hybrid + instant reranker`, work.queries.length);
+    bar.update(0);
+    const total: number[] = [];
+    const coarse: number[] = [];
+    const stage: number[] = [];
+    for (const [index, query] of work.queries.entries()) {
+      const { result, milliseconds } = await timedSearch(runtime, query, 'hybrid');
+      if (index >= WARMUP_QUERIES) {
+        total.push(milliseconds);
+        // A search whose pool is empty skips the stage and has no trace.
+        if (result.trace) {
+          coarse.push(result.trace.latencies.coarseMs);
+          stage.push(result.trace.latencies.rerankMs);
+        }
+      }
+      bar.update(index + 1);
+      await yieldToEventLoop();
+    }
+    if (stage.length === 0) throw new Error('no search reached the rerank stage');
+    const { mean_hits: _hits, ...without } = withoutReranker;
+    return {
+      mode: 'hybrid',
+      candidate_limit: Math.max(SEARCH_LIMIT, candidateLimit),
+      without_reranker: without,
+      with_instant_reranker: latencyOf(total),
+      coarse_ms: latencyOf(coarse),
+      stage_ms: latencyOf(stage),
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
+export interface StoreCaseOutcome {
+  result: StoreResult;
+  embeddingProfile: string;
+  retrievalPolicy: string;
+}
+
+/** Ingests the corpus into a fresh store and measures search, throughput and the rerank stage. */
+export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcome> {
+  const entries = generateCorpus({ seed: spec.seed, entries: spec.entries, scopes: spec.scopes });
+  const queries = generateQueries(
+    { seed: spec.seed, count: WARMUP_QUERIES + spec.queries, scopes: spec.scopes },
+    entries,
+  );
+  const work: Workload = { spec, entries, queries, label: `${spec.store} ${spec.entries}` };
+  const store = await openStore(spec);
+  try {
+    const runtime = await createRuntime({ env: store.env });
+    let outcome: Omit<StoreCaseOutcome, 'result'>;
+    let measured: Pick<StoreResult, 'ingest' | 'search' | 'throughput'>;
+    try {
+      const capabilities = runtime.capabilities();
+      if (capabilities.store !== spec.store)
+        throw new Error(`opened ${capabilities.store}, not ${spec.store}`);
+      outcome = {
+        embeddingProfile: capabilities.embeddingProfile.id,
+        retrievalPolicy: capabilities.retrievalPolicyId,
+      };
+      const ingested = await ingest(runtime, work);
+      const search = {} as StoreResult['search'];
+      for (const mode of SEARCH_MODES) search[mode] = await sequentialLatency(runtime, work, mode);
+      const runs: Throughput[] = [];
+      const bar = createProgressBar(
+        `${work.label} throughput`,
+        SEARCH_MODES.length * spec.concurrency.length,
+      );
+      bar.update(0);
+      for (const mode of SEARCH_MODES) {
+        for (const clients of spec.concurrency) {
+          runs.push(await throughput(runtime, work, mode, clients));
+          bar.update(runs.length);
+        }
+      }
+      measured = { ingest: ingested, search, throughput: runs };
+    } finally {
+      await runtime.close();
+    }
+    const overhead = spec.rerank ? await rerankOverhead(store.env, work, measured.search.hybrid) : undefined;
+    const result: StoreResult = {
+      store: spec.store,
+      measured: true,
+      ...measured,
+      ...(overhead ? { rerank_overhead: overhead } : {}),
+      peak_rss_mb: peakRssMb(),
+      storage_mb: megabytes(await store.storageBytes()),
+      note:
+        spec.store === 'postgres'
+          ? 'peak RSS is the benchmark process only (runtime, pg pool); the PostgreSQL server runs in processes of its own'
+          : 'peak RSS includes the embedded database (PGlite runs in this process)',
+    };
+    return { result, ...outcome };
+  } finally {
+    await store.cleanup();
+  }
+}
