@@ -28,7 +28,7 @@ import { type CorpusEntry, type CorpusQuery, generateCorpus, generateQueries } f
 import { createThrowawayDatabase } from './throwaway-database.js';
 
 interface OpenedStore {
-  /** The runtime's whole environment: only the store is set, everything else is the default. */
+  /** The runtime's whole environment: the store, plus retrieval settings passed through; else defaults. */
   env: Record<string, string>;
   storageBytes(): Promise<number>;
   cleanup(): Promise<void>;
@@ -43,19 +43,34 @@ async function directoryBytes(directory: string): Promise<number> {
   return total;
 }
 
+/** Turns per synthetic conversation (the position source of its entries). */
+const TURNS_PER_CONVERSATION = 20;
+
+/**
+ * Retrieval settings of the benchmark's own environment (lexical context weights, BM25, RRF weights),
+ * passed to the runtime so a run can measure e.g. POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS=none.
+ */
+function retrievalEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).flatMap(([name, value]) =>
+      /^POWERCONTEXT_SERVER_RUNTIME_MEMORY_(LEXICAL_|BM25_|RRF_)/.test(name) && value ? [[name, value]] : [],
+    ),
+  );
+}
+
 /** A fresh store: PGlite in a new temporary data dir, or a throw-away PostgreSQL database. */
 async function openStore(spec: StoreCaseSpec): Promise<OpenedStore> {
   if (spec.store === 'postgres') {
     const database = await createThrowawayDatabase(spec.databaseUrl);
     return {
-      env: { POWERCONTEXT_SERVER_DATABASE_URL: database.url },
+      env: { ...retrievalEnv(), POWERCONTEXT_SERVER_DATABASE_URL: database.url },
       storageBytes: () => database.sizeBytes(),
       cleanup: () => database.drop(),
     };
   }
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pc-bench-pglite-'));
   return {
-    env: { POWERCONTEXT_SERVER_DATA_DIR: dataDir },
+    env: { ...retrievalEnv(), POWERCONTEXT_SERVER_DATA_DIR: dataDir },
     storageBytes: () => directoryBytes(dataDir),
     cleanup: () => rm(dataDir, { recursive: true, force: true }),
   };
@@ -85,10 +100,16 @@ async function ingest(runtime: Runtime, work: Workload): Promise<StoreResult['in
     for (let start = 0; start < indexes.length; start += REMEMBER_BATCH_SIZE) {
       const batch = indexes.slice(start, start + REMEMBER_BATCH_SIZE);
       const result = await memory.remember({
-        entries: batch.map((index) => ({
+        entries: batch.map((index, offset) => ({
           text: entries[index]!.text,
           kind: 'turn',
           sources: [{ sourceId: 'synthetic-corpus', locator: `E${index}` }],
+          // The scope's entries form conversations of TURNS_PER_CONVERSATION turns, in order, so the
+          // lexical index carries neighbour context (RFC 0007) as a chat memory's would.
+          position: {
+            sourceId: `conversation-${Math.floor((start + offset) / TURNS_PER_CONVERSATION)}`,
+            order: (start + offset) % TURNS_PER_CONVERSATION,
+          },
         })),
       });
       created += result.entries.filter((item) => item.status === 'created').length;
