@@ -288,44 +288,33 @@ export class PostgresMemoryStore implements MemoryStore {
               SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order FROM pc_entry_versions v
               WHERE ${head} AND v.position_source IS NOT NULL
                 AND v.position_source = ANY(${[...touched.sourceIds]}::text[])`.execute(db);
-    const members: MemberRow[] =
-      touched === 'all'
-        ? rows
-        : [
-            ...rows,
-            ...touched.unpositioned.map((id) => ({
-              entry_id: '',
-              entry_version_id: id,
-              position_source: null,
-              position_order: null,
-            })),
-          ];
-    if (members.length === 0) return [];
+    const sources = new Map<string, { entryId: string; entryVersionId: string; order: number[] }[]>();
+    // A write names its new unpositioned versions; a rebuild finds them among the head's rows.
+    const unpositioned = touched === 'all' ? [] : [...touched.unpositioned];
+    for (const row of rows) {
+      if (row.position_source === null || row.position_order === null) {
+        unpositioned.push(row.entry_version_id);
+        continue;
+      }
+      const list = sources.get(row.position_source) ?? [];
+      list.push({
+        entryId: row.entry_id,
+        entryVersionId: row.entry_version_id,
+        order: toEntryVersionOrder(row.position_order),
+      });
+      sources.set(row.position_source, list);
+    }
+    const ids = [...[...sources.values()].flat().map((m) => m.entryVersionId), ...unpositioned];
+    if (ids.length === 0) return [];
     const { rows: current } = await sql<{ entry_version_id: string; policy_id: string; context: unknown }>`
       SELECT p.entry_version_id, p.policy_id, p.context FROM pc_lexical_projections p
-      WHERE p.entry_version_id = ANY(${members.map((m) => m.entry_version_id)}::uuid[])
-        AND p.superseded_revision IS NULL`.execute(db);
+      WHERE p.entry_version_id = ANY(${ids}::uuid[]) AND p.superseded_revision IS NULL`.execute(db);
     const currentById = new Map(
       current.map((row) => [
         row.entry_version_id,
         { policyId: row.policy_id, context: parseJsonValue(row.context) as ProjectionNeighbour[] },
       ]),
     );
-    const sources = new Map<string, { entryId: string; entryVersionId: string; order: number[] }[]>();
-    const unpositioned: string[] = [];
-    for (const member of members) {
-      if (member.position_source === null || member.position_order === null) {
-        unpositioned.push(member.entry_version_id);
-        continue;
-      }
-      const list = sources.get(member.position_source) ?? [];
-      list.push({
-        entryId: member.entry_id,
-        entryVersionId: member.entry_version_id,
-        order: toEntryVersionOrder(member.position_order),
-      });
-      sources.set(member.position_source, list);
-    }
     return planProjections({
       policy: projection,
       sources,
