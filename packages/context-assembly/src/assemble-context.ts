@@ -16,7 +16,7 @@ import { textDigest } from './digest.js';
 import { chunkBlock, frameHead, frameTail } from './frame.js';
 import { type Shingles, shinglesOf, similarity } from './near-duplicate.js';
 import { type ExpectedEvidenceSource, type RerankEvidence, verifyRerankEvidence } from './rerank-evidence.js';
-import { loadTokenizer, type Tokenizer } from './tokenizer.js';
+import { loadTokenizer, type Tokenizer, yieldToEventLoop } from './tokenizer.js';
 
 export interface AssembleContextInput {
   /** The exact query the evidence was made for (the normalized search query). */
@@ -59,11 +59,43 @@ function requireFrameFits(contract: AssemblyContract, frameTokens: number): void
   }
 }
 
-/** Loads the contract's tokenizer (once per process), then packs; see `packContext`. */
-export async function assembleContext(input: AssembleContextInput): Promise<AssemblyReport> {
+/** Options of the asynchronous assembly. */
+export interface AssembleContextOptions {
+  /** Stops the packing walk at its next step with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * How long the asynchronous walk holds the event loop before it lets other work run. Packing is pure
+ * CPU (tokenizing, near-duplicate sets); in a server every other request waits while it runs.
+ */
+export const ASSEMBLY_SLICE_MS = 8;
+/** Characters tokenized in one step of the walk: a few milliseconds of js-tiktoken at most. */
+const PIECE_CHARS = 2_048;
+
+/**
+ * Loads the contract's tokenizer (once per process), then packs as `packContext` does, in steps of at
+ * most about ASSEMBLY_SLICE_MS, yielding to the event loop between them and stopping when `signal`
+ * aborts. Same input, same report as `packContext`, byte for byte.
+ */
+export async function assembleContext(
+  input: AssembleContextInput,
+  options: AssembleContextOptions = {},
+): Promise<AssemblyReport> {
   const contract = parseAssemblyContract(input.contract);
   const tokenizer = await loadTokenizer(contract.tokenizer);
-  return packContext({ ...input, contract }, tokenizer);
+  options.signal?.throwIfAborted();
+  const steps = packSteps({ ...input, contract }, tokenizer);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart >= ASSEMBLY_SLICE_MS) {
+      await yieldToEventLoop();
+      options.signal?.throwIfAborted();
+      sliceStart = performance.now();
+    }
+  }
 }
 
 /**
@@ -80,16 +112,34 @@ export async function assembleContext(input: AssembleContextInput): Promise<Asse
  *    only means a near copy of a chunk that did not fit can still carry its content.
  * 3. Write the chosen chunks in the contract's ordering, inside the frame.
  *
+ * The work is bounded by the budget, not by the candidates' length: a block is tokenized only when it
+ * reaches the budget check, and only until it no longer fits in what is left (its `tokens` is then the
+ * count so far, already more than was left).
+ *
  * Deterministic: the same input gives the same report, byte for byte. Ties in score order fall to the
- * generator rank, and a duplicate points at the first chosen chunk it repeats.
+ * generator rank, and a duplicate points at the first chosen chunk it repeats. Runs to the end without
+ * yielding; a server calls `assembleContext`, which yields between steps.
  */
 export function packContext(input: AssembleContextInput, tokenizer: Tokenizer): AssemblyReport {
+  const steps = packSteps(input, tokenizer);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The packing walk; each `yield` ends a step short enough to hold the event loop only briefly. */
+function* packSteps(input: AssembleContextInput, tokenizer: Tokenizer): Generator<void, AssemblyReport> {
   const contract = parseAssemblyContract(input.contract);
   if (tokenizer.id !== contract.tokenizer) {
     throw new RangeError(`tokenizer ${tokenizer.id} given for a contract of ${contract.tokenizer}`);
   }
   const candidates = parseInput(assemblyCandidatesSchema, input.candidates, 'candidates');
-  const digests = candidates.map((candidate) => textDigest(candidate.text));
+  const digests: string[] = [];
+  for (const candidate of candidates) {
+    digests.push(textDigest(candidate.text));
+    yield;
+  }
   const bindings = candidates.map((candidate, index) => ({
     entryId: candidate.entryId,
     contentDigest: digests[index]!,
@@ -125,44 +175,57 @@ export function packContext(input: AssembleContextInput, tokenizer: Tokenizer): 
   for (const [position, index] of ordered.order.entries()) {
     const candidate = candidates[index]!;
     const evidenceRank = position + 1;
-    const block = chunkBlock(index + 1, candidate.source, candidate.text);
-    const tokens = tokenizer.count(block);
     const omit = (reason: OmissionReason, extra: Partial<OmittedCandidate> = {}) =>
-      omitted.push({ ...facts(index), reason, evidenceRank, tokens, ...extra });
+      omitted.push({ ...facts(index), reason, evidenceRank, ...extra });
 
     const exact = byDigest.get(digests[index]!);
     if (exact !== undefined) {
       omit('duplicate_of', { duplicateOf: candidates[exact]!.entryVersionId, duplicateMatch: 'exact' });
       continue;
     }
-    const shingles = near ? shinglesOf(candidate.text) : undefined;
-    const nearMatch = near ? firstSimilarKept(shingles!, kept, near.threshold) : undefined;
-    if (nearMatch) {
-      omit('duplicate_of', {
-        duplicateOf: candidates[nearMatch.index]!.entryVersionId,
-        duplicateMatch: 'near',
-        similarity: nearMatch.similarity,
-      });
-      continue;
+    let shingles: Shingles | undefined;
+    if (near) {
+      shingles = shinglesOf(candidate.text);
+      yield;
+      const nearMatch = yield* firstSimilarKept(shingles, kept, near.threshold);
+      if (nearMatch) {
+        omit('duplicate_of', {
+          duplicateOf: candidates[nearMatch.index]!.entryVersionId,
+          duplicateMatch: 'near',
+          similarity: nearMatch.similarity,
+        });
+        continue;
+      }
     }
     const fromSource = perSource.get(candidate.source) ?? 0;
-    if (chosen.length >= contract.maxChunks) omit('chunk_limit');
-    else if (fromSource >= contract.perSourceCap) omit('source_cap');
-    else if (used + tokens > contract.tokenBudget) omit('token_budget');
-    else {
-      used += tokens;
-      perSource.set(candidate.source, fromSource + 1);
-      chosen.push({ ...facts(index), evidenceRank, tokens, block });
-      byDigest.set(digests[index]!, index);
-      kept.push({ index, shingles });
+    if (chosen.length >= contract.maxChunks) {
+      omit('chunk_limit');
+      continue;
     }
+    if (fromSource >= contract.perSourceCap) {
+      omit('source_cap');
+      continue;
+    }
+    const block = chunkBlock(index + 1, candidate.source, candidate.text);
+    const room = contract.tokenBudget - used;
+    const tokens = yield* countUpTo(tokenizer, block, room);
+    if (tokens > room) {
+      omit('token_budget', { tokens });
+      continue;
+    }
+    used += tokens;
+    perSource.set(candidate.source, fromSource + 1);
+    chosen.push({ ...facts(index), evidenceRank, tokens, block });
+    byDigest.set(digests[index]!, index);
+    kept.push({ index, shingles });
   }
   for (const index of ordered.notSelected) omitted.push({ ...facts(index), reason: 'not_selected' });
 
   const written =
     contract.ordering === 'generator_order' ? [...chosen].sort((a, b) => a.ref - b.ref) : chosen;
   const context = head + written.map((chunk) => chunk.block).join('') + tail;
-  const totalTokens = tokenizer.count(context);
+  // The whole text counted again, cut elsewhere than at the blocks: checks that the pieces add up.
+  const totalTokens = yield* countUpTo(tokenizer, context, Number.POSITIVE_INFINITY);
   if (totalTokens !== used) {
     // The frame is built so that piece counts add up (see frame.ts); a difference is a defect here.
     throw new Error(`context assembly defect: ${totalTokens} tokens counted, ${used} accounted`);
@@ -192,15 +255,30 @@ export function packContext(input: AssembleContextInput, tokenizer: Tokenizer): 
   };
 }
 
+/**
+ * The token count of `text` when it is at most `limit`; otherwise a count of a prefix that is already
+ * more than `limit` (counting stops there). One step per piece.
+ */
+function* countUpTo(tokenizer: Tokenizer, text: string, limit: number): Generator<void, number> {
+  let total = 0;
+  for (const piece of tokenizer.pieces(text, PIECE_CHARS)) {
+    total += tokenizer.count(piece);
+    if (total > limit) return total;
+    yield;
+  }
+  return total;
+}
+
 /** The first chosen chunk at or above the threshold, in choice order (stable: not the most similar one). */
-function firstSimilarKept(
+function* firstSimilarKept(
   shingles: Shingles,
   kept: readonly { index: number; shingles: Shingles | undefined }[],
   threshold: number,
-): { index: number; similarity: number } | undefined {
+): Generator<void, { index: number; similarity: number } | undefined> {
   for (const earlier of kept) {
     const value = similarity(shingles, earlier.shingles!);
     if (value >= threshold) return { index: earlier.index, similarity: value };
+    yield;
   }
   return undefined;
 }

@@ -20,7 +20,7 @@ export type AssemblyOrdering = (typeof ASSEMBLY_ORDERINGS)[number];
 
 /** The counts of the contract: inclusive bounds and defaults (transports document them from here). */
 export const ASSEMBLY_CONTRACT_COUNTS = {
-  tokenBudget: { min: 1, max: 1_000_000, default: 2_000 },
+  tokenBudget: { min: 1, max: 200_000, default: 2_000 },
   maxChunks: { min: 1, max: 100, default: 10 },
   perSourceCap: { min: 1, max: 100, default: 10 },
 } as const;

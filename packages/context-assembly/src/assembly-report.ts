@@ -41,7 +41,11 @@ export interface OmittedCandidate extends CandidateFacts {
   reason: OmissionReason;
   /** Position in the evidence order; absent for `not_selected`. */
   evidenceRank?: number;
-  /** Tokens its block would have taken; absent for `not_selected`. */
+  /**
+   * With `token_budget` only: how far the count of its block got before it stopped, already more than
+   * was left of the budget (a lower bound of what the block would take). Other omissions are decided
+   * before any counting and carry none.
+   */
   tokens?: number;
   /** With `duplicate_of`: the entry version id of the chosen chunk it repeats (always in the context). */
   duplicateOf?: string;

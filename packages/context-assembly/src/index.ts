@@ -1,5 +1,7 @@
 export {
+  ASSEMBLY_SLICE_MS,
   type AssembleContextInput,
+  type AssembleContextOptions,
   assembleContext,
   checkAssemblyContract,
   packContext,

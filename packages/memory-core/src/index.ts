@@ -31,7 +31,7 @@ export {
 } from './domain/memory-entry.js';
 export type { Citation, MemoryRef } from './domain/memory-ref.js';
 export { parseInput } from './domain/parse-input.js';
-export { normalizeQuery } from './domain/query-normalization.js';
+export { LEXICAL_QUERY_MAX_TERMS, lexicalQueryOf, normalizeQuery } from './domain/query-normalization.js';
 export {
   type GetEntryRequest,
   LIST_LIMIT_MAX,

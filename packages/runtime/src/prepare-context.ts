@@ -67,6 +67,7 @@ export async function prepareContext(
     scopeId,
     { query: searchRequest.query, contract },
     result,
+    options,
   );
   return { ...result, assembly };
 }
@@ -80,6 +81,7 @@ export async function assembleSearchResult(
   scopeId: string,
   request: AssembleSearchRequest,
   result: SearchResult,
+  options: SearchOptions = {},
 ): Promise<AssemblyReport> {
   const contract = parseAssemblyContract(request.contract);
   const query = normalizeQuery(request.query);
@@ -97,7 +99,10 @@ export async function assembleSearchResult(
     modelId,
     selection: { ranks, candidateCount: candidates.length },
   });
-  return assembleContext({ query, candidates, evidence, contract, expect: { policyId } });
+  return assembleContext(
+    { query, candidates, evidence, contract, expect: { policyId } },
+    options.signal ? { signal: options.signal } : {},
+  );
 }
 
 function candidateOf(hit: MemoryHit, scopeId: string): AssemblyCandidate {

@@ -2,16 +2,21 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Permission, Principal } from './principal.js';
 
+/** How many memory requests one key may have running at once, unless its record says otherwise. */
+export const DEFAULT_MAX_IN_FLIGHT = 4;
+
 /** How many requests a key may make per window; a token bucket refilled evenly over the window. */
 export interface RateLimit {
   requests: number;
   windowSeconds: number;
 }
 
-/** One configured key: its hash (never the key), what it may do, and its rate limit. */
+/** One configured key: its hash (never the key), what it may do, its rate limit and its concurrency. */
 export interface ApiKeyRecord extends Principal {
   readonly sha256: Buffer;
   readonly rateLimit: RateLimit;
+  /** Memory requests (and MCP tool calls) it may have running at once; more are answered 429. */
+  readonly maxInFlight: number;
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 600, windowSeconds: 60 };
@@ -42,6 +47,11 @@ const keySchema = z.strictObject({
       window_seconds: z.number().positive({ error: 'rate_limit.window_seconds must be positive' }),
     })
     .optional(),
+  max_in_flight: z
+    .int({ error: 'max_in_flight must be an integer' })
+    .min(1, { error: 'max_in_flight must be at least 1' })
+    .max(1_000, { error: 'max_in_flight must be at most 1000' })
+    .optional(),
 });
 
 export const apiKeysDocumentSchema = z.strictObject({
@@ -60,8 +70,15 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-/** Parses a keys document (JSON text). `origin` names the file or variable in errors. */
-export function parseApiKeys(text: string, origin: string): ApiKeyRecord[] {
+/**
+ * Parses a keys document (JSON text). `origin` names the file or variable in errors; a key without
+ * `max_in_flight` gets `defaultMaxInFlight`.
+ */
+export function parseApiKeys(
+  text: string,
+  origin: string,
+  defaultMaxInFlight = DEFAULT_MAX_IN_FLIGHT,
+): ApiKeyRecord[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -82,6 +99,7 @@ export function parseApiKeys(text: string, origin: string): ApiKeyRecord[] {
     rateLimit: key.rate_limit
       ? { requests: key.rate_limit.requests, windowSeconds: key.rate_limit.window_seconds }
       : DEFAULT_RATE_LIMIT,
+    maxInFlight: key.max_in_flight ?? defaultMaxInFlight,
   }));
 }
 

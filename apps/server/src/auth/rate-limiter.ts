@@ -9,7 +9,8 @@ export type RateDecision = { allowed: true } | { allowed: false; retryAfterSecon
 
 /**
  * One token bucket per key: `requests` tokens at most, refilled evenly over `windowSeconds`. A request
- * takes one token; with none left it is refused with the whole seconds until the next token.
+ * (or an MCP tool call) takes one token; with none left it is refused with the whole seconds until the
+ * next token.
  */
 export class RateLimiter {
   readonly #buckets = new Map<string, Bucket>();

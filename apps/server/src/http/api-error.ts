@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   unauthenticated: 401,
   scope_forbidden: 403,
   permission_forbidden: 403,
+  host_forbidden: 403,
+  origin_forbidden: 403,
   not_found: 404,
   revision_conflict: 409,
   capability_unavailable: 409,

@@ -1,8 +1,9 @@
 import type { Runtime } from '@powercontext/runtime';
 import type { Logger as PinoLogger } from 'pino';
 import type { ApiKeyRecord } from '../auth/api-keys.js';
+import type { KeyAdmission, Release } from '../auth/key-admission.js';
 import type { Principal } from '../auth/principal.js';
-import type { RateLimiter } from '../auth/rate-limiter.js';
+import type { OriginPolicy } from './middleware/origin-guard.js';
 
 /** Per-request values the middleware sets for the handlers. */
 export interface AppVariables {
@@ -24,7 +25,14 @@ export type AuthMode = { kind: 'keys'; keys: readonly ApiKeyRecord[] } | { kind:
 /** The MCP Streamable HTTP handler the /mcp route delegates to (web-standard Request/Response). */
 export type McpHttpHandler = (
   request: Request,
-  context: { runtime: Runtime; principal: Principal },
+  context: {
+    runtime: Runtime;
+    principal: Principal;
+    /** The JSON-RPC body, already read and checked by the route. */
+    parsedBody: unknown;
+    /** Charges one tool call to the caller's key (rate limit and in-flight slot); throws `rate_limited`. */
+    admitToolCall: () => Release;
+  },
 ) => Promise<Response>;
 
 export interface AppOptions {
@@ -34,6 +42,9 @@ export interface AppOptions {
   logger: PinoLogger;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
-  rateLimiter?: RateLimiter;
+  /** Rate limits and in-flight slots per key; none without keys. */
+  admission?: KeyAdmission;
+  /** Host and Origin rules; default: loopback only without keys, no foreign origins with keys. */
+  origins?: OriginPolicy;
   mcp?: McpHttpHandler;
 }

@@ -6,9 +6,12 @@ import { ApiError } from './api-error.js';
 import type { AppEnv, AppOptions } from './app-env.js';
 import { accessLog } from './middleware/access-log.js';
 import { authenticate } from './middleware/authenticate.js';
+import { inFlightSlot } from './middleware/in-flight-slot.js';
+import { originGuard } from './middleware/origin-guard.js';
 import { rejectProtoKeys } from './middleware/reject-proto-keys.js';
 import { requestId } from './middleware/request-id.js';
 import { requestTimeout } from './middleware/request-timeout.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { registerContextRoute } from './routes/context-route.js';
 import { registerMemoryRoutes } from './routes/memory-routes.js';
 import { requireRuntime } from './routes/route-helpers.js';
@@ -17,9 +20,13 @@ import { registerSystemRoutes } from './routes/system-routes.js';
 import { invalidMessage, toApiError } from './to-api-error.js';
 import { validationIssues } from './validation-issues.js';
 
+/** Most JSON-RPC messages one POST to /mcp may hold; a larger batch is refused whole. */
+export const MCP_MAX_BATCH = 20;
+
 /**
- * The HTTP v1 application: middleware (request id, access log, timeout, auth and rate limit, body
- * limit), the routes, one error shape for every failure, and the MCP endpoint when one is given.
+ * The HTTP v1 application: middleware (request id, access log, security headers, the Host and Origin
+ * guard, timeout, auth and rate limit, the key's in-flight slots, body limit), the routes, one error
+ * shape for every failure, and the MCP endpoint when one is given.
  */
 export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
@@ -38,18 +45,31 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
 
   app.use('*', requestId());
   app.use('*', accessLog(options.logger));
-  const guarded = [
-    requestTimeout(options.requestTimeoutMs),
-    authenticate(options.auth, options.rateLimiter),
-    bodyLimit({
-      maxSize: options.bodyLimitBytes,
-      onError: () => {
-        throw new ApiError('payload_too_large', `The body is larger than ${options.bodyLimitBytes} bytes`);
-      },
-    }),
+  app.use('*', securityHeaders());
+  app.use(
+    '*',
+    originGuard(
+      options.origins ?? { loopbackOnly: options.auth.kind === 'local', allowedOrigins: new Set() },
+    ),
+  );
+  const limitBody = bodyLimit({
+    maxSize: options.bodyLimitBytes,
+    onError: () => {
+      throw new ApiError('payload_too_large', `The body is larger than ${options.bodyLimitBytes} bytes`);
+    },
+  });
+  const timeout = requestTimeout(options.requestTimeoutMs);
+  app.use('/v1/*', timeout, authenticate(options.auth, options.admission, { charge: true }));
+  // Memory work holds one of the key's in-flight slots while it runs (MCP: each tool call does).
+  for (const path of ['/v1/memory/*', '/v1/context/*']) app.use(path, inFlightSlot(options.admission));
+  app.use('/v1/*', limitBody, rejectProtoKeys());
+  app.use(
+    '/mcp',
+    timeout,
+    authenticate(options.auth, options.admission, { charge: false }),
+    limitBody,
     rejectProtoKeys(),
-  ] as const;
-  for (const path of ['/v1/*', '/mcp']) app.use(path, ...guarded);
+  );
 
   registerSystemRoutes(app, options);
   registerMemoryRoutes(app, options);
@@ -58,9 +78,18 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
 
   const mcp = options.mcp;
   if (mcp) {
-    app.all('/mcp', (c) =>
-      mcp(c.req.raw, { runtime: requireRuntime(options.runtime), principal: c.get('principal') }),
-    );
+    app.all('/mcp', async (c) => {
+      const principal = c.get('principal');
+      const context = {
+        runtime: requireRuntime(options.runtime),
+        principal,
+        admitToolCall: () => options.admission?.admit(principal) ?? (() => {}),
+      };
+      if (c.req.method !== 'POST') return mcp(c.req.raw, { ...context, parsedBody: undefined });
+      const body = await readJsonRpcBody(c.req.raw);
+      if (body instanceof Response) return body;
+      return mcp(c.req.raw, { ...context, parsedBody: body });
+    });
   }
 
   app.notFound((c) => respond(c, new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`)));
@@ -77,6 +106,30 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     return respond(c, apiError);
   });
   return app;
+}
+
+/**
+ * The body of a POST to /mcp, parsed once here so the batch rule holds before any message runs: a
+ * batch of more than MCP_MAX_BATCH messages is refused whole. Rate limits are charged per tool call by
+ * the tools, so the handshake and listing tools cost nothing. Errors are JSON-RPC error bodies, as the
+ * MCP transport answers them.
+ */
+async function readJsonRpcBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
+  }
+  if (Array.isArray(body) && body.length > MCP_MAX_BATCH) {
+    return jsonRpcError(400, -32600, `Invalid Request: a batch holds at most ${MCP_MAX_BATCH} messages`);
+  }
+  return body;
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
 function respond(c: Context<AppEnv>, error: ApiError): Response {

@@ -7,6 +7,10 @@ export interface McpHttpContext {
   runtime: Runtime;
   /** The caller, already authenticated by the HTTP layer; every tool checks it for its scope. */
   principal: Principal;
+  /** The JSON-RPC body the route already read and checked (batch size); undefined: read it here. */
+  parsedBody?: unknown;
+  /** Charges a tool call to the caller's key (its rate limit and an in-flight slot). */
+  admitToolCall?: () => () => void;
   /** Told about failures that are not our typed errors (the caller sees `internal_error`). */
   onInternalError?: (error: unknown, tool: string) => void;
 }
@@ -32,6 +36,7 @@ export async function handleMcpHttp(request: Request, context: McpHttpContext): 
     runtime: context.runtime,
     principal: context.principal,
     ...(context.onInternalError ? { onInternalError: context.onInternalError } : {}),
+    ...(context.admitToolCall ? { admitToolCall: context.admitToolCall } : {}),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -39,7 +44,10 @@ export async function handleMcpHttp(request: Request, context: McpHttpContext): 
   });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request);
+    return await transport.handleRequest(
+      request,
+      context.parsedBody === undefined ? undefined : { parsedBody: context.parsedBody },
+    );
   } finally {
     await server.close();
   }

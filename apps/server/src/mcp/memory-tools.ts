@@ -35,6 +35,12 @@ export interface MemoryMcpServerOptions {
   onInternalError?: (error: unknown, tool: string) => void;
   /** Reported to clients in the initialize handshake. */
   version?: string;
+  /**
+   * Called before each tool call: charges it to the caller's rate limit and takes an in-flight slot,
+   * returning the release. A throw (`rate_limited`) makes that call an `isError` result; other calls
+   * of the same batch are charged on their own.
+   */
+  admitToolCall?: () => () => void;
 }
 
 const UNTRUSTED_NOTE =
@@ -66,14 +72,22 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     operation: (memory: ScopedMemory) => Promise<Result>,
     present: (result: Result) => CallToolResult = jsonResult,
   ): Promise<CallToolResult> {
-    const decision = decideAccess(principal, scopeId, permission);
-    if (decision !== 'allowed') return errorResult(accessDeniedError(decision, scopeId, permission));
+    let release: () => void;
     try {
+      release = options.admitToolCall?.() ?? (() => {});
+    } catch (error) {
+      return errorResult(toToolError(error));
+    }
+    try {
+      const decision = decideAccess(principal, scopeId, permission);
+      if (decision !== 'allowed') return errorResult(accessDeniedError(decision, scopeId, permission));
       return present(await operation(runtime.memory.forScope(scopeId)));
     } catch (error) {
       const toolError = toToolError(error);
       if (toolError.code === 'internal_error') options.onInternalError?.(error, tool);
       return errorResult(toolError);
+    } finally {
+      release();
     }
   }
 

@@ -19,7 +19,7 @@ describe('loadServerConfig', () => {
       host: '127.0.0.1',
       port: 7474,
       auth: { kind: 'local' },
-      bodyLimitBytes: 16 * 1024 * 1024,
+      bodyLimitBytes: 2 * 1024 * 1024,
       requestTimeoutMs: 120_000,
       logLevel: 'info',
     });

@@ -1,8 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { ConfigurationError, loadRuntimeConfig, type RuntimeConfig } from '@powercontext/runtime';
-import { type ApiKeyRecord, ApiKeysError, assertDistinctKeys, parseApiKeys } from '../auth/api-keys.js';
+import {
+  type ApiKeyRecord,
+  ApiKeysError,
+  assertDistinctKeys,
+  DEFAULT_MAX_IN_FLIGHT,
+  parseApiKeys,
+} from '../auth/api-keys.js';
 import type { AuthMode } from '../http/app-env.js';
+import { parseAllowedOrigins } from '../http/middleware/origin-guard.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/create-logger.js';
 
 /** The server's own settings; the runtime's are in CONFIGURATION_TABLE of @powercontext/runtime. */
@@ -15,15 +22,18 @@ export const SERVER_SETTINGS = {
   requestTimeoutMs: 'POWERCONTEXT_SERVER_REQUEST_TIMEOUT_MS',
   shutdownTimeoutMs: 'POWERCONTEXT_SERVER_SHUTDOWN_TIMEOUT_MS',
   logLevel: 'POWERCONTEXT_SERVER_LOG_LEVEL',
+  allowedOrigins: 'POWERCONTEXT_SERVER_ALLOWED_ORIGINS',
+  maxInFlightPerKey: 'POWERCONTEXT_SERVER_MAX_IN_FLIGHT_PER_KEY',
 } as const;
 
 export const SERVER_DEFAULTS = {
   host: '127.0.0.1',
   port: 7474,
-  bodyLimitBytes: 16 * 1024 * 1024,
+  bodyLimitBytes: 2 * 1024 * 1024,
   requestTimeoutMs: 120_000,
   shutdownTimeoutMs: 30_000,
   logLevel: 'info' as LogLevel,
+  maxInFlightPerKey: DEFAULT_MAX_IN_FLIGHT,
 };
 
 /** Command-line flags; each overrides the environment variable of the same name. */
@@ -43,6 +53,8 @@ export interface ServerConfig {
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
   logLevel: LogLevel;
+  /** Keyed mode: foreign page origins allowed to call with a key (CORS, no credentials). */
+  allowedOrigins: ReadonlySet<string>;
   runtime: RuntimeConfig;
 }
 
@@ -68,10 +80,27 @@ export function loadServerConfig(
     ...(flags.dataDir === undefined ? {} : { POWERCONTEXT_SERVER_DATA_DIR: flags.dataDir }),
     ...(flags.databaseUrl === undefined ? {} : { POWERCONTEXT_SERVER_DATABASE_URL: flags.databaseUrl }),
   };
+  const maxInFlight =
+    integer(SERVER_SETTINGS.maxInFlightPerKey, value(SERVER_SETTINGS.maxInFlightPerKey), 1, 1_000) ??
+    SERVER_DEFAULTS.maxInFlightPerKey;
   const keys = loadKeys(
     value(SERVER_SETTINGS.apiKeysFile, flags.apiKeysFile),
     value(SERVER_SETTINGS.apiKeys),
+    maxInFlight,
   );
+  const origins = parseAllowedOrigins(value(SERVER_SETTINGS.allowedOrigins));
+  if (origins.invalid !== undefined) {
+    throw new ConfigurationError(
+      SERVER_SETTINGS.allowedOrigins,
+      `must be comma-separated origins like https://app.example.com; ${JSON.stringify(origins.invalid)} is not one`,
+    );
+  }
+  if (keys.length === 0 && origins.origins.size > 0) {
+    throw new ConfigurationError(
+      SERVER_SETTINGS.allowedOrigins,
+      'applies only with API keys; without keys only loopback pages may call the server',
+    );
+  }
   if (keys.length === 0 && !isLoopback(host)) {
     throw new ConfigurationError(
       SERVER_SETTINGS.host,
@@ -96,6 +125,7 @@ export function loadServerConfig(
       integer(SERVER_SETTINGS.shutdownTimeoutMs, value(SERVER_SETTINGS.shutdownTimeoutMs), 0, 3_600_000) ??
       SERVER_DEFAULTS.shutdownTimeoutMs,
     logLevel: logLevel as LogLevel,
+    allowedOrigins: origins.origins,
     runtime: loadRuntimeConfig(runtimeEnv),
   };
 }
@@ -115,12 +145,14 @@ function integer(setting: string, raw: string | undefined, min: number, max: num
   return parsed;
 }
 
-function loadKeys(file: string | undefined, inline: string | undefined): ApiKeyRecord[] {
+function loadKeys(file: string | undefined, inline: string | undefined, maxInFlight: number): ApiKeyRecord[] {
   const keys = [
     ...(file === undefined
       ? []
-      : keysFrom(SERVER_SETTINGS.apiKeysFile, file, () => readFileSync(file, 'utf8'))),
-    ...(inline === undefined ? [] : keysFrom(SERVER_SETTINGS.apiKeys, 'the value', () => inline)),
+      : keysFrom(SERVER_SETTINGS.apiKeysFile, file, () => readFileSync(file, 'utf8'), maxInFlight)),
+    ...(inline === undefined
+      ? []
+      : keysFrom(SERVER_SETTINGS.apiKeys, 'the value', () => inline, maxInFlight)),
   ];
   try {
     assertDistinctKeys(keys);
@@ -133,7 +165,7 @@ function loadKeys(file: string | undefined, inline: string | undefined): ApiKeyR
 }
 
 /** Parses one keys document; it must list at least one key. */
-function keysFrom(setting: string, origin: string, read: () => string): ApiKeyRecord[] {
+function keysFrom(setting: string, origin: string, read: () => string, maxInFlight: number): ApiKeyRecord[] {
   let text: string;
   try {
     text = read();
@@ -142,7 +174,7 @@ function keysFrom(setting: string, origin: string, read: () => string): ApiKeyRe
     throw new ConfigurationError(setting, `cannot read ${origin} (${reason})`);
   }
   try {
-    const keys = parseApiKeys(text, origin);
+    const keys = parseApiKeys(text, origin, maxInFlight);
     if (keys.length === 0) throw new ApiKeysError(`${origin}: keys must list at least one key`);
     return keys;
   } catch (error) {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import type { Logger as PinoLogger } from 'pino';
+import { KeyAdmission } from '../auth/key-admission.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
 import type { McpHttpHandler } from '../http/app-env.js';
 import { createApp } from '../http/create-app.js';
@@ -40,7 +41,8 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     requestTimeoutMs: config.requestTimeoutMs,
-    rateLimiter: new RateLimiter(),
+    admission: new KeyAdmission(new RateLimiter()),
+    origins: { loopbackOnly: config.auth.kind === 'local', allowedOrigins: config.allowedOrigins },
     ...(options.mcp ? { mcp: options.mcp } : {}),
   });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;

@@ -3,6 +3,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Runtime } from '@powercontext/runtime';
 import pino from 'pino';
 import { hashApiKey, parseApiKeys } from '../auth/api-keys.js';
+import { KeyAdmission } from '../auth/key-admission.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
 import type { AppEnv, AppOptions } from '../http/app-env.js';
 import { createApp } from '../http/create-app.js';
@@ -38,7 +39,7 @@ export function createTestApp(
     logger: pino({ level: 'info' }, sink),
     bodyLimitBytes: 64 * 1024,
     requestTimeoutMs: 10_000,
-    rateLimiter: new RateLimiter(),
+    admission: new KeyAdmission(new RateLimiter()),
     ...options,
   });
   return { app, logs, call: createCall(async (path, init) => app.request(path, init)) };

@@ -1320,7 +1320,7 @@ export interface components {
         /** @enum {string} */
         failure_policy: 'fail_closed' | 'fail_open';
       } | null;
-      /** @description Explain levels search accepts. */
+      /** @description Explain levels search accepts from this key: empty without the explain permission. */
       explain: 'redacted'[];
     };
     ErrorResponse: {
@@ -1333,6 +1333,8 @@ export interface components {
           | 'unauthenticated'
           | 'scope_forbidden'
           | 'permission_forbidden'
+          | 'host_forbidden'
+          | 'origin_forbidden'
           | 'not_found'
           | 'revision_conflict'
           | 'capability_unavailable'
@@ -1782,7 +1784,7 @@ export interface components {
        * @enum {string}
        */
       version?: 'powercontext.assembly.contract.v1';
-      /** @description Most tokens of the whole framed context, frame included (B), and never less than the empty frame: 1-1000000, default 2000. */
+      /** @description Most tokens of the whole framed context, frame included (B), and never less than the empty frame: 1-200000, default 2000. */
       token_budget?: number;
       /** @description Most chunks in the context (M): 1-100, default 10. */
       max_chunks?: number;

@@ -1,4 +1,5 @@
 import { parseInput } from '../domain/parse-input.js';
+import { lexicalQueryOf } from '../domain/query-normalization.js';
 import {
   type ChannelCandidate,
   type MemoryHit,
@@ -116,7 +117,12 @@ async function runSearch(
   const [lexical, vector] = await Promise.all([
     mode === 'vector'
       ? undefined
-      : deps.store.lexicalSearch({ ...snapshot, query, limit: fetchLimit, bm25: deps.policy.bm25 }),
+      : deps.store.lexicalSearch({
+          ...snapshot,
+          query: lexicalQueryOf(query),
+          limit: fetchLimit,
+          bm25: deps.policy.bm25,
+        }),
     queryVector
       ? deps.store.vectorSearch({
           ...snapshot,

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { findApiKey } from '../../auth/api-keys.js';
+import type { KeyAdmission } from '../../auth/key-admission.js';
 import { LOCAL_PRINCIPAL } from '../../auth/principal.js';
-import type { RateLimiter } from '../../auth/rate-limiter.js';
 import { ApiError } from '../api-error.js';
 import type { AppEnv, AuthMode } from '../app-env.js';
 
@@ -10,11 +10,13 @@ const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/iu;
 
 /**
  * Resolves the caller: the key named by `Authorization: Bearer <key>`, or the local principal when the
- * server runs without keys (then bound to loopback). Then takes one token of the key's rate limit.
+ * server runs without keys (then bound to loopback). Then, with `charge`, takes one token of the key's
+ * rate limit for the request (the MCP endpoint charges each tool call instead).
  */
 export function authenticate(
   auth: AuthMode,
-  rateLimiter: RateLimiter | undefined,
+  admission: KeyAdmission | undefined,
+  { charge }: { charge: boolean },
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (auth.kind === 'local') {
@@ -30,13 +32,7 @@ export function authenticate(
     const key = findApiKey(auth.keys, match[1]!);
     if (!key) throw new ApiError('unauthenticated', 'The API key is not valid', { headers: CHALLENGE });
     c.set('principal', key);
-    const decision = rateLimiter?.take(key.keyId, key.rateLimit);
-    if (decision && !decision.allowed) {
-      throw new ApiError('rate_limited', `Rate limit of key "${key.keyId}" exceeded`, {
-        retryable: true,
-        retryAfterSeconds: decision.retryAfterSeconds,
-      });
-    }
+    if (charge) admission?.charge(key);
     return next();
   };
 }

@@ -60,7 +60,8 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
               failure_policy: capabilities.rerank.failurePolicy,
             }
           : null,
-        explain: ['redacted' as const],
+        // What this caller may ask for: explain needs the permission of its own.
+        explain: c.get('principal').permissions.has('explain') ? ['redacted' as const] : [],
       },
       200,
     );

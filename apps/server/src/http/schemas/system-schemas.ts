@@ -19,7 +19,9 @@ export const capabilitiesResponseSchema = z
       })
       .nullable()
       .openapi({ description: 'The rerank policy in use; null when search returns the coarse order.' }),
-    explain: z.array(z.literal('redacted')).openapi({ description: 'Explain levels search accepts.' }),
+    explain: z.array(z.literal('redacted')).openapi({
+      description: 'Explain levels search accepts from this key: empty without the explain permission.',
+    }),
   })
   .openapi('CapabilitiesResponse');
 
