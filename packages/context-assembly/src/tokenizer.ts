@@ -17,9 +17,32 @@ export interface Tokenizer {
 }
 
 const loaders: Record<TokenizerId, () => Promise<TiktokenBPE>> = {
-  o200k_base: async () => (await import('js-tiktoken/ranks/o200k_base')).default,
-  cl100k_base: async () => (await import('js-tiktoken/ranks/cl100k_base')).default,
+  o200k_base: async () =>
+    (await readRanks('js-tiktoken/ranks/o200k_base')) ??
+    (await import('js-tiktoken/ranks/o200k_base')).default,
+  cl100k_base: async () =>
+    (await readRanks('js-tiktoken/ranks/cl100k_base')) ??
+    (await import('js-tiktoken/ranks/cl100k_base')).default,
 };
+
+/**
+ * The rank table read as data: the module is one object literal in JSON syntax, and parsing 2 MB of
+ * JSON takes milliseconds where compiling it as a module holds the thread for hundreds. Undefined
+ * where that does not work (no file system, another layout); the caller then imports the module.
+ */
+async function readRanks(specifier: string): Promise<TiktokenBPE | undefined> {
+  try {
+    const [{ createRequire }, { readFile }] = await Promise.all([
+      import('node:module'),
+      import('node:fs/promises'),
+    ]);
+    const text = await readFile(createRequire(import.meta.url).resolve(specifier), 'utf8');
+    const ranks = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)) as TiktokenBPE;
+    return typeof ranks.pat_str === 'string' && typeof ranks.bpe_ranks === 'string' ? ranks : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const cache = new Map<TokenizerId, Promise<Tokenizer>>();
 
@@ -41,7 +64,7 @@ export function loadTokenizer(id: TokenizerId): Promise<Tokenizer> {
 }
 
 /** Rank-table entries decoded between two yields (a few milliseconds of work). */
-const RANKS_PER_SLICE = 8_192;
+const RANKS_PER_SLICE = 2_048;
 
 /**
  * Byte sequence (one char per byte, 0-255) to rank. The table lists base64 tokens after an offset,
@@ -52,6 +75,7 @@ async function rankMapOf(bpe: TiktokenBPE): Promise<Map<string, number>> {
   for (const line of bpe.bpe_ranks.split('\n')) {
     if (line === '') continue;
     const [, offsetText, ...tokens] = line.split(' ');
+    await yieldToEventLoop();
     const offset = Number.parseInt(offsetText!, 10);
     for (let start = 0; start < tokens.length; start += RANKS_PER_SLICE) {
       const end = Math.min(tokens.length, start + RANKS_PER_SLICE);

@@ -2,6 +2,9 @@ import type { Embedder, EmbedOptions } from '@powercontext/memory-core';
 import { hashVector } from './hash-vector.js';
 import { LOCAL_HASH_DEFAULT_DIMENSION, localHashProfile } from './local-hash-profile.js';
 
+/** How long one batch may hold the event loop before it yields. */
+const SLICE_MS = 8;
+
 export interface LocalEmbedderOptions {
   /** Vector length, an integer from 16 to 4096. Default 1024. Part of the profile id. */
   dimension?: number;
@@ -19,7 +22,19 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
     profile,
     async embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {
       embedOptions.signal?.throwIfAborted();
-      return texts.map((text) => hashVector(text, profile.dimension));
+      const vectors: number[][] = [];
+      let sliceStart = performance.now();
+      for (const text of texts) {
+        // Hashing a long text takes milliseconds: a large batch yields between texts, so a server
+        // embedding one tenant's write keeps answering everyone else.
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          embedOptions.signal?.throwIfAborted();
+          sliceStart = performance.now();
+        }
+        vectors.push(hashVector(text, profile.dimension));
+      }
+      return vectors;
     },
   };
 }

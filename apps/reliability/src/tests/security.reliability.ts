@@ -448,14 +448,32 @@ describe('rate limiting', () => {
       expect(response.json).toMatchObject({ error: { code: 'rate_limited', retryable: true } });
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     }
-    const mcp = tally.record(
+    // Over MCP the handshake and listing cost nothing; each tool call takes a token (issue 19).
+    const mcpHeaders = { accept: 'application/json, text/event-stream' };
+    const listed = tally.record(
       await send(server.url, '/mcp', {
         key,
-        headers: { accept: 'application/json, text/event-stream' },
+        headers: mcpHeaders,
         body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       }),
     );
-    expect(mcp.status).toBe(429);
+    expect(listed.status).toBe(200);
+    const called = tally.record(
+      await send<{ result?: { isError?: boolean; content: { text: string }[] } }>(server.url, '/mcp', {
+        key,
+        headers: mcpHeaders,
+        body: {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'list_memory_entries', arguments: { scope_id: 'alpha' } },
+        },
+      }),
+    );
+    expect(called.json.result?.isError).toBe(true);
+    expect(JSON.parse(called.json.result!.content[0]!.text)).toMatchObject({
+      error: { code: 'rate_limited', retryable: true },
+    });
     // Another key is not affected.
     expect(
       (

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
+import { loadTokenizer } from '@powercontext/context-assembly';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import type { Logger as PinoLogger } from 'pino';
 import { KeyAdmission } from '../auth/key-admission.js';
@@ -59,6 +60,11 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     await closeServer(server, 0);
     throw error;
   }
+  // Load the default tokenizer now, in the background (it yields as it goes), so that its 200,000-entry
+  // table and the garbage collection it causes are not paid inside some tenant's first preparation.
+  loadTokenizer('o200k_base').catch((error: unknown) =>
+    logger.warn({ event: 'server.tokenizer_preload_failed', error_name: (error as Error).name }),
+  );
   if (config.auth.kind === 'local') {
     logger.warn({
       event: 'server.no_api_keys',
