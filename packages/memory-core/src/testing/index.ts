@@ -1,6 +1,24 @@
+export {
+  type ConformanceCheck,
+  type ConformanceOutcome,
+  type ConformanceSuite,
+  ConformanceViolation,
+  conform,
+  registerConformanceSuite,
+  runConformanceSuite,
+  settleWithin,
+} from './conformance.js';
 export { createFakeEmbedder, type FakeEmbedderOptions } from './fake-embedder.js';
 export { InMemoryMemoryStore } from './in-memory-store.js';
 export { noSearchPolicy } from './no-search-policy.js';
+export {
+  conformancePool,
+  describeRerankerConformance,
+  type RerankBackend,
+  type RerankerConformanceOptions,
+  rerankerConformanceSuite,
+  runRerankerConformance,
+} from './reranker-conformance.js';
 export {
   createBarrier,
   createScriptedReranker,
