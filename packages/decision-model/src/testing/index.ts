@@ -1,3 +1,5 @@
+/** A model call that never answers until its signal aborts (for `decide` scripts that hang). */
+export { untilAborted } from '@powercontext/inference/testing';
 export {
   type DecisionBackend,
   type DecisionModelConformanceOptions,
@@ -11,5 +13,3 @@ export {
   type ScriptedDecisionModel,
   type ScriptedDecisionModelOptions,
 } from './scripted-decision-model.js';
-/** A model call that never answers until its signal aborts (for `decide` scripts that hang). */
-export { untilAborted } from '@powercontext/inference/testing';

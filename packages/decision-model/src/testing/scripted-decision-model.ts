@@ -1,5 +1,5 @@
-import { boundedCall } from '@powercontext/inference/testing';
 import { InferenceError, type InferenceUsage } from '@powercontext/inference';
+import { boundedCall } from '@powercontext/inference/testing';
 import {
   DECISION_OUTCOMES,
   type DecisionModel,
