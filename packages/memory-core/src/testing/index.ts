@@ -7,7 +7,16 @@ export {
   registerConformanceSuite,
   runConformanceSuite,
   settleWithin,
+  shown,
 } from './conformance.js';
+export {
+  describeEmbedderConformance,
+  type EmbedBackend,
+  type EmbedderConformanceOptions,
+  embedderConformanceSuite,
+  ODD_EMBEDDABLE_TEXTS,
+  runEmbedderConformance,
+} from './embedder-conformance.js';
 export { createFakeEmbedder, type FakeEmbedderOptions } from './fake-embedder.js';
 export { InMemoryMemoryStore } from './in-memory-store.js';
 export { noSearchPolicy } from './no-search-policy.js';
