@@ -35,4 +35,13 @@ export {
   type ScriptedRerankerOptions,
 } from './scripted-reranker.js';
 export { describeSearchContract, type SearchContractOptions } from './search-contract.js';
+export {
+  createRecordingSearchObserver,
+  describeSearchObserverConformance,
+  type ObservedExport,
+  runSearchObserverConformance,
+  type SearchObserverConformanceOptions,
+  type SearchObserverHarness,
+  searchObserverConformanceSuite,
+} from './search-observer-conformance.js';
 export { describeMemoryStoreContract, type StoreContractOptions } from './store-contract.js';
