@@ -146,7 +146,8 @@ for (const [spec, required] of Object.entries(CONFORMANCE_EXPORTS)) {
   const result = importResults.get(spec);
   if (!result?.ok) continue; // reported below as a failed import, or the package was not packed
   const missing = required.filter((name) => !result.names.includes(name));
-  if (missing.length) importResults.set(spec, { ...result, ok: false, detail: `missing exports: ${missing.join(', ')}` });
+  if (missing.length)
+    importResults.set(spec, { ...result, ok: false, detail: `missing exports: ${missing.join(', ')}` });
   console.log(`${missing.length ? 'FAIL' : 'ok  '} ${spec} conformance exports: ${required.join(', ')}`);
 }
 for (const pkg of installed) {
