@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { StructuredGenerator } from '../structured-generator.port.js';
 import { untilAborted } from './scripted-call.js';
 import { createScriptedGenerator } from './scripted-generator.js';
@@ -39,7 +40,7 @@ describe('the StructuredGenerator conformance suite itself', () => {
       const inner = scriptedGenerator(backend, limits);
       return {
         async generate(request) {
-          const { usage } = await inner.generate({ ...request, schema: (await import('zod')).z.unknown() });
+          const { usage } = await inner.generate({ ...request, schema: z.unknown() });
           return { output: JSON.parse(backend.kind === 'answer' ? backend.text : '{}'), usage };
         },
       };
