@@ -111,7 +111,7 @@ fs.writeFileSync(
   `for (const spec of ${JSON.stringify(specs)}) {
   try {
     const names = Object.keys(await import(spec)).filter((name) => name !== 'default');
-    console.log(JSON.stringify({ spec, ok: names.length > 0, detail: names.length ? names.slice(0, 5).join(', ') : 'no named exports' }));
+    console.log(JSON.stringify({ spec, ok: names.length > 0, names, detail: names.length ? names.slice(0, 5).join(', ') : 'no named exports' }));
   } catch (error) {
     console.log(JSON.stringify({ spec, ok: false, detail: String(error?.stack ?? error) }));
   }
@@ -121,11 +121,41 @@ fs.writeFileSync(
 const imports = installed.length ? run('node', ['check-imports.mjs'], consumer) : { stdout: '', output: '' };
 const importResults = new Map();
 for (const line of imports.stdout.split('\n').filter((l) => l.startsWith('{'))) {
-  const { spec, ok, detail } = JSON.parse(line);
-  importResults.set(spec, { ok, detail });
+  const { spec, ok, detail, names = [] } = JSON.parse(line);
+  importResults.set(spec, { ok, detail, names });
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${spec}: ${ok ? detail : detail.split('\n')[0]}`);
 }
+// The conformance suites contributors run against their adapters (issue 18): each /testing entry must
+// be exported and expose its suite, so a packed package cannot silently drop one.
+const CONFORMANCE_EXPORTS = {
+  '@powercontext/memory-core/testing': [
+    'describeMemoryStoreContract',
+    'describeRerankerConformance',
+    'describeEmbedderConformance',
+    'describeSearchObserverConformance',
+  ],
+  '@powercontext/inference/testing': [
+    'describeStructuredGeneratorConformance',
+    'describeRelevanceScorerConformance',
+    'createScriptedGenerator',
+    'createScriptedRelevanceScorer',
+  ],
+  '@powercontext/decision-model/testing': ['describeDecisionModelConformance', 'createScriptedDecisionModel'],
+};
+for (const [spec, required] of Object.entries(CONFORMANCE_EXPORTS)) {
+  const result = importResults.get(spec);
+  if (!result?.ok) continue; // reported below as a failed import, or the package was not packed
+  const missing = required.filter((name) => !result.names.includes(name));
+  if (missing.length)
+    importResults.set(spec, { ...result, ok: false, detail: `missing exports: ${missing.join(', ')}` });
+  console.log(`${missing.length ? 'FAIL' : 'ok  '} ${spec} conformance exports: ${required.join(', ')}`);
+}
 for (const pkg of installed) {
+  const expected = Object.keys(CONFORMANCE_EXPORTS).filter((spec) => spec.startsWith(`${pkg.name}/`));
+  for (const spec of expected.filter((spec) => !pkg.entries.includes(spec))) {
+    pkg.entries.push(spec); // not in `exports` at all: counted as a failed import
+    importResults.set(spec, { ok: false, detail: 'not exported by package.json `exports`', names: [] });
+  }
   const failed = pkg.entries.filter((spec) => !importResults.get(spec)?.ok);
   const details = failed.map((spec) => `${spec}: ${importResults.get(spec)?.detail ?? imports.output}`);
   record(pkg, 'import', failed.length === 0, details.join('\n'));

@@ -1,4 +1,4 @@
-import type { Embedder, EmbedOptions } from '@powercontext/memory-core';
+import { assertEmbeddableTexts, type Embedder, type EmbedOptions } from '@powercontext/memory-core';
 import { hashVector } from './hash-vector.js';
 import { LOCAL_HASH_DEFAULT_DIMENSION, localHashProfile } from './local-hash-profile.js';
 
@@ -14,13 +14,15 @@ export interface LocalEmbedderOptions {
  * An embedder that needs no model and no network: deterministic feature hashing of words and
  * character trigrams. It is lexical, not semantic: texts are close when they share words or word
  * fragments ("embedder" / "embedding"), not when they mean the same thing in other words.
- * Texts without content words embed to the zero vector.
+ * Texts without content words embed to the zero vector. Text with NUL (U+0000) or a lone surrogate
+ * is refused with a ValidationError (`assertEmbeddableTexts`).
  */
 export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedder {
   const profile = localHashProfile(options.dimension ?? LOCAL_HASH_DEFAULT_DIMENSION);
   return {
     profile,
     async embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {
+      assertEmbeddableTexts(texts);
       embedOptions.signal?.throwIfAborted();
       const vectors: number[][] = [];
       let sliceStart = performance.now();

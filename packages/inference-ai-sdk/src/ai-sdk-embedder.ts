@@ -1,5 +1,6 @@
 import { InferenceError, type InferenceUsage, raceAbort } from '@powercontext/inference';
 import {
+  assertEmbeddableTexts,
   type Embedder,
   EmbeddingFailedError,
   type EmbeddingProfile,
@@ -44,7 +45,8 @@ export const AI_SDK_EMBEDDER_DEFAULTS = Object.freeze({
  * dimension and scaled to unit length (the profile says `l2`). Failures surface as
  * `EmbeddingFailedError` whose `cause` is an `InferenceError` (`inference_timeout`,
  * `inference_unavailable` or `inference_invalid_output`, with the requests sent as `usage`).
- * When the caller's own signal aborts, its reason is rethrown as is.
+ * When the caller's own signal aborts, its reason is rethrown as is. Text with NUL (U+0000) or a lone
+ * surrogate is refused with a ValidationError before any request (`assertEmbeddableTexts`).
  */
 export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
   const settings = validate(options);
@@ -56,6 +58,7 @@ export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
   };
 
   async function embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {
+    assertEmbeddableTexts(texts);
     const callerSignal = embedOptions.signal;
     callerSignal?.throwIfAborted();
     if (texts.length === 0) return [];

@@ -1,4 +1,5 @@
 export { contentHash } from './domain/content-hash.js';
+export { assertEmbeddableTexts } from './domain/embeddable-texts.js';
 export {
   type CurrentProjection,
   compareOrder,

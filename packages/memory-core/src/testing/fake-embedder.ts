@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Embedder, EmbeddingProfile } from '../ports/embedder.port.js';
+import { assertEmbeddableTexts } from '../domain/embeddable-texts.js';
+import type { Embedder, EmbeddingProfile, EmbedOptions } from '../ports/embedder.port.js';
 import { analyze } from './simple-analyzer.js';
 
 export interface FakeEmbedderOptions {
@@ -20,7 +21,9 @@ export function createFakeEmbedder(options: FakeEmbedderOptions = {}): Embedder 
   const embedder = {
     profile,
     calls: 0,
-    async embed(texts: readonly string[]) {
+    async embed(texts: readonly string[], embedOptions: EmbedOptions = {}) {
+      assertEmbeddableTexts(texts);
+      embedOptions.signal?.throwIfAborted();
       embedder.calls += 1;
       const failure = typeof options.failWith === 'function' ? options.failWith(texts) : options.failWith;
       if (failure) throw failure;

@@ -1,6 +1,33 @@
+export {
+  type ConformanceCheck,
+  type ConformanceOutcome,
+  type ConformanceSuite,
+  ConformanceViolation,
+  conform,
+  registerConformanceSuite,
+  runConformanceSuite,
+  settleWithin,
+  shown,
+} from './conformance.js';
+export {
+  describeEmbedderConformance,
+  type EmbedBackend,
+  type EmbedderConformanceOptions,
+  embedderConformanceSuite,
+  ODD_EMBEDDABLE_TEXTS,
+  runEmbedderConformance,
+} from './embedder-conformance.js';
 export { createFakeEmbedder, type FakeEmbedderOptions } from './fake-embedder.js';
 export { InMemoryMemoryStore } from './in-memory-store.js';
 export { noSearchPolicy } from './no-search-policy.js';
+export {
+  conformancePool,
+  describeRerankerConformance,
+  type RerankBackend,
+  type RerankerConformanceOptions,
+  rerankerConformanceSuite,
+  runRerankerConformance,
+} from './reranker-conformance.js';
 export {
   createBarrier,
   createScriptedReranker,
@@ -8,4 +35,13 @@ export {
   type ScriptedRerankerOptions,
 } from './scripted-reranker.js';
 export { describeSearchContract, type SearchContractOptions } from './search-contract.js';
+export {
+  createRecordingSearchObserver,
+  describeSearchObserverConformance,
+  type ObservedExport,
+  runSearchObserverConformance,
+  type SearchObserverConformanceOptions,
+  type SearchObserverHarness,
+  searchObserverConformanceSuite,
+} from './search-observer-conformance.js';
 export { describeMemoryStoreContract, type StoreContractOptions } from './store-contract.js';

@@ -1,5 +1,6 @@
 import type { MemoryHit } from '../domain/search.js';
 import type { MemoryRerankDecision, MemoryReranker, RerankOptions } from '../ports/memory-reranker.port.js';
+import { assertRerankBounds } from '../rerank/rerank-bounds.js';
 import { selectRanks } from '../rerank/select-ranks.js';
 
 export interface ScriptedRerankerOptions {
@@ -21,7 +22,11 @@ export interface ScriptedReranker extends MemoryReranker {
   readonly calls: { query: string; candidates: readonly MemoryHit[]; limit: number }[];
 }
 
-/** A reranker for tests whose behaviour is set in the constructor; ranks go through `selectRanks`. */
+/**
+ * A reranker for tests whose behaviour is set in the constructor; ranks go through `selectRanks`. Like
+ * every policy it checks the bounds and the caller's signal before `decide` runs, so it passes the
+ * MemoryReranker conformance suite whenever `decide` itself honours the signal.
+ */
 export function createScriptedReranker(options: ScriptedRerankerOptions = {}): ScriptedReranker {
   const calls: ScriptedReranker['calls'] = [];
   const decide =
@@ -32,6 +37,8 @@ export function createScriptedReranker(options: ScriptedRerankerOptions = {}): S
     policyId: options.policyId ?? 'test.scripted.v1',
     calls,
     async rerank(query, candidates, limit, rerankOptions = {}) {
+      assertRerankBounds(candidates.length, limit);
+      rerankOptions.signal?.throwIfAborted();
       calls.push({ query, candidates, limit });
       const answer = await decide(query, candidates, limit, rerankOptions);
       if (!Array.isArray(answer)) return answer;

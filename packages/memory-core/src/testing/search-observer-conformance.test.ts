@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { SearchObserver } from '../ports/search-observer.port.js';
+import {
+  createRecordingSearchObserver,
+  describeSearchObserverConformance,
+  runSearchObserverConformance,
+  type SearchObserverHarness,
+} from './search-observer-conformance.js';
+
+/** The recording fake as an adapter: it "exports" one record per ended operation, in order. */
+function recordingHarness(): SearchObserverHarness {
+  const observer = createRecordingSearchObserver();
+  return {
+    observer,
+    exported: () => ({
+      operations: observer.events.flatMap(({ name }) =>
+        name === 'rerankEnded' ? ['rerank' as const] : name === 'searchEnded' ? ['search' as const] : [],
+      ),
+      everything: observer.events,
+    }),
+  };
+}
+
+describeSearchObserverConformance('recording in-memory observer', { create: recordingHarness });
+
+describe('the SearchObserver conformance suite itself', () => {
+  const failed = async (create: () => SearchObserverHarness) =>
+    (await runSearchObserverConformance({ create })).filter((outcome) => !outcome.passed);
+
+  it('passes the recording fake on every check', async () => {
+    expect(await failed(recordingHarness)).toEqual([]);
+  });
+
+  it('fails an observer that records a search when it starts, before its rerank', async () => {
+    const early = (): SearchObserverHarness => {
+      const operations: ('search' | 'rerank')[] = [];
+      const observer: SearchObserver = {
+        searchStarted: () => void operations.push('search'),
+        rerankEnded: () => void operations.push('rerank'),
+      };
+      return { observer, exported: () => ({ operations, everything: operations }) };
+    };
+    const failures = await failed(early);
+    expect(failures.map((outcome) => outcome.title)).toContain(
+      'records a reranked search as its rerank, then the search, and exports no text',
+    );
+    expect(failures[0]!.message).toContain('got ["search","rerank"]');
+  });
+
+  it('fails an observer that throws', async () => {
+    const throwing = (): SearchObserverHarness => {
+      const inner = recordingHarness();
+      return {
+        ...inner,
+        observer: {
+          ...inner.observer,
+          rerankEnded: (event) => {
+            if (event.outcome !== 'selected') throw new Error('exporter offline');
+            inner.observer.rerankEnded?.(event);
+          },
+        },
+      };
+    };
+    const failures = await failed(throwing);
+    expect(failures.map((outcome) => outcome.title)).toContain(
+      'never throws into the search, whatever the event values',
+    );
+    expect(failures.find((o) => o.title.startsWith('never throws'))!.message).toContain('exporter offline');
+  });
+});
