@@ -1744,7 +1744,7 @@ export interface components {
       source: string;
       /** @description `sha256:` of the chunk’s UTF-8 text. */
       content_digest: string;
-      /** @description Tokens its block would have taken; absent for not_selected. */
+      /** @description With token_budget only: how far the count of its block got, already more than was left of the budget (a lower bound). Other omissions are decided before counting and carry none. */
       tokens?: number;
       /** @description Only with score evidence (`evidence.kind: scores`). */
       score?: number;

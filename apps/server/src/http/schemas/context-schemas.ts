@@ -167,7 +167,10 @@ export const omittedCandidateSchema = z
       .int()
       .min(0)
       .optional()
-      .openapi({ description: 'Tokens its block would have taken; absent for not_selected.' }),
+      .openapi({
+        description:
+          'With token_budget only: how far the count of its block got, already more than was left of the budget (a lower bound). Other omissions are decided before counting and carry none.',
+      }),
     score,
     reason: z.enum(OMISSION_REASONS),
     duplicate_of: z.uuid().optional().openapi({
