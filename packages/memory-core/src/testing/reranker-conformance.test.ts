@@ -33,7 +33,7 @@ describeRerankerConformance('scripted in-memory reranker', { create: scriptedRer
 
 describe('the MemoryReranker conformance suite itself', () => {
   async function failedChecks(options: RerankerConformanceOptions) {
-    const outcomes = await runRerankerConformance({ ...options, patienceMs: 500 });
+    const outcomes = await runRerankerConformance({ ...options, patienceMs: 1_500 });
     return outcomes.filter((outcome) => !outcome.passed);
   }
 
