@@ -35,7 +35,7 @@ import {
 } from './entry-version-row.js';
 import { advanceStatistics, recountLexicalStatistics, subtractEmbedded } from './search-statistics.js';
 import { guardStoreErrors } from './store-errors.js';
-import { toVectorLiteral } from './vector-literal.js';
+import { toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
 
 export interface PostgresMemoryStoreOptions {
   db: Kysely<Database>;
@@ -251,7 +251,7 @@ export class PostgresMemoryStore implements MemoryStore {
           entry_version_id: e.entryVersionId,
           profile_id: e.profileId,
           scope_id: scopeId,
-          embedding: toVectorLiteral(e.vector),
+          embedding: toSparseVectorLiteral(e.vector),
         })),
       )
       .onConflict((conflict) => conflict.columns(['entry_version_id', 'profile_id']).doNothing())
@@ -458,7 +458,8 @@ export class PostgresMemoryStore implements MemoryStore {
       // never analysed): MATERIALIZED steps pin the order. N and avgdl come from the scope's statistics
       // row when it describes this revision (else they are counted); postings are read through their
       // (scope, lexeme) key and joined by primary key to their projection for visibility and length;
-      // the top `limit` (and any rows tied with the last) are chosen on the score alone, and only those
+      // the top `limit` (and any rows tied with the last) are chosen on the score alone (a bounded
+      // top-N sort finds the limit's score, then a filter keeps every row at or above it), and only those
       // are joined to their full entry version rows for the tie-break and the answer. A visible
       // projection always belongs to a version that is live and active at the revision (RFC 0007).
       const { rows } = await sql<
@@ -494,8 +495,10 @@ export class PostgresMemoryStore implements MemoryStore {
             count(*)::int AS matched_terms
           FROM matches m CROSS JOIN stats s
           GROUP BY m.entry_version_id
+        ), kth AS MATERIALIZED (
+          SELECT s.score FROM scored s ORDER BY s.score DESC LIMIT 1 OFFSET ${Math.max(query.limit, 1) - 1}
         ), top AS MATERIALIZED (
-          SELECT * FROM scored ORDER BY score DESC FETCH FIRST (${query.limit}::bigint) ROWS WITH TIES
+          SELECT * FROM scored s WHERE s.score >= coalesce((SELECT k.score FROM kth k), '-Infinity'::float8)
         )
         SELECT ${ENTRY_VERSION_COLUMNS}, top.score, top.matched_terms,
           cardinality((SELECT lexemes FROM q)) AS query_terms
@@ -525,7 +528,6 @@ export class PostgresMemoryStore implements MemoryStore {
 
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
     return guardStoreErrors(async () => {
-      const literal = toVectorLiteral(query.vector);
       const exact =
         !this.#indexedProfiles.has(query.profileId) ||
         (await this.#liveEntries(query.scopeId, query.revision)) <= this.#exactVectorScanLimit;
@@ -538,7 +540,7 @@ export class PostgresMemoryStore implements MemoryStore {
             WITH top AS MATERIALIZED (
               SELECT r.entry_version_id, r.cosine
               FROM (
-                SELECT e.entry_version_id, ${cosineOf(sql`e.embedding <=> ${literal}::vector`)} AS cosine
+                SELECT e.entry_version_id, ${cosineOf(sql`e.embedding <=> ${toSparseVectorLiteral(query.vector)}::sparsevec`)} AS cosine
                 FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
                 ORDER BY 2 DESC
               ) r
@@ -554,7 +556,7 @@ export class PostgresMemoryStore implements MemoryStore {
             FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
             ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
             LIMIT ${query.limit}`.execute(this.#db)
-        : await this.#hnswSearch(query, literal);
+        : await this.#hnswSearch(query, toVectorLiteral(query.vector));
       return rows.map((row, index) => ({
         version: toEntryVersion(row),
         rank: index + 1,
@@ -649,7 +651,7 @@ export class PostgresMemoryStore implements MemoryStore {
               entry_version_id: e.entryVersionId,
               profile_id: profileId,
               scope_id: scopeId,
-              embedding: toVectorLiteral(e.vector),
+              embedding: toSparseVectorLiteral(e.vector),
             })),
           )
           .onConflict((conflict) => conflict.columns(['entry_version_id', 'profile_id']).doNothing())

@@ -106,11 +106,12 @@ const CONTEXTUAL_INDEX_DDL = [
 ];
 
 /**
- * Search at the database's floor (RFC 0002, "Storage for search"). Vectors move inline: pgvector stores
- * `vector` out of line and uncompressed (storage EXTERNAL), so an exact scan read about 3.3 buffers per
- * 1,024-dimension vector; with storage MAIN PostgreSQL compresses a value and keeps it in the row when it
- * fits, which the local embedder's sparse vectors do (about 0.5 KB instead of 5.4 KB). The table is
- * rebuilt so existing vectors are rewritten too: an INSERT re-toasts every value under the new storage.
+ * Search at the database's floor (RFC 0002, "Storage for search"). Vectors move into the row: pgvector
+ * stores `vector` out of line and uncompressed (storage EXTERNAL), so an exact scan read about 3.3
+ * buffers and detoasted 4 KB per 1,024-dimension vector. They are now `sparsevec` with storage MAIN:
+ * the same float4 values, only the non-zero ones, kept in the row (compressed if need be). The local
+ * embedder's vectors hold a few dozen non-zero values, so a vector takes about 0.8 KB instead of 5.4 KB
+ * and is scored in proportion to them. The table is rebuilt so existing vectors are converted too.
  * Per-scope search statistics describe the head revision and are kept in the write transaction: BM25's
  * document count and total length, and per embedding profile the active entries without a vector. A
  * read at another revision counts instead. The migration counts every scope's head once.
@@ -120,11 +121,12 @@ const SEARCH_STORAGE_DDL = [
   entry_version_id uuid NOT NULL REFERENCES pc_entry_versions (entry_version_id),
   profile_id text NOT NULL REFERENCES pc_embedding_profiles (profile_id),
   scope_id text NOT NULL,
-  embedding vector NOT NULL
+  embedding sparsevec NOT NULL
 )`,
   `ALTER TABLE pc_embeddings_inline ALTER COLUMN embedding SET STORAGE MAIN`,
   `INSERT INTO pc_embeddings_inline (entry_version_id, profile_id, scope_id, embedding)
-  SELECT entry_version_id, profile_id, scope_id, embedding FROM pc_embeddings ORDER BY scope_id, profile_id, entry_version_id`,
+  SELECT entry_version_id, profile_id, scope_id, embedding::sparsevec FROM pc_embeddings
+  ORDER BY scope_id, profile_id, entry_version_id`,
   `DROP TABLE pc_embeddings`,
   `ALTER TABLE pc_embeddings_inline RENAME TO pc_embeddings`,
   `ALTER TABLE pc_embeddings ADD CONSTRAINT pc_embeddings_pkey PRIMARY KEY (entry_version_id, profile_id)`,
