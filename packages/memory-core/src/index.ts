@@ -93,6 +93,7 @@ export type {
   NewEntryVersion,
   RevisionChange,
   RevisionOperation,
+  SearchHead,
   VectorIndexState,
   VectorSearchQuery,
 } from './ports/memory-store.port.js';

@@ -20,6 +20,7 @@ import {
   type RevisionChange,
   RevisionConflictError,
   type RevisionOperation,
+  type SearchHead,
   type VectorIndexState,
   type VectorSearchQuery,
 } from '@powercontext/memory-core';
@@ -595,6 +596,33 @@ export class PostgresMemoryStore implements MemoryStore {
   #rememberActiveEntries(scopeId: string, revision: number, activeEntries: number) {
     if (this.#activeEntries.size >= 4_096) this.#activeEntries.clear();
     this.#activeEntries.set(`${revision}:${scopeId}`, activeEntries);
+  }
+
+  searchHead(scopeId: string, profileId: string): Promise<SearchHead | undefined> {
+    return guardStoreErrors(async () => {
+      // The head row and, when they describe the head, its statistics: one primary-key read each.
+      const { rows } = await sql<{
+        artifact_id: string;
+        head_revision: number;
+        missing: string | number | null;
+        active: string | number | null;
+      }>`
+        SELECT m.artifact_id, m.head_revision, vs.missing, st.active_entries AS active
+        FROM pc_memories m
+        LEFT JOIN pc_scope_vector_statistics vs
+          ON vs.scope_id = m.scope_id AND vs.profile_id = ${profileId} AND vs.revision = m.head_revision
+        LEFT JOIN pc_scope_statistics st ON st.scope_id = m.scope_id AND st.revision = m.head_revision
+        WHERE m.scope_id = ${scopeId}`.execute(this.#db);
+      const row = rows[0];
+      if (!row) return undefined;
+      const memory = { artifactId: row.artifact_id, scopeId, revision: row.head_revision };
+      if (row.active !== null) this.#rememberActiveEntries(scopeId, row.head_revision, Number(row.active));
+      if (row.missing === null) {
+        return { memory, vectorIndex: await this.vectorIndexState(scopeId, row.head_revision, profileId) };
+      }
+      const missing = Number(row.missing);
+      return { memory, vectorIndex: { profileId, missing, complete: missing === 0 } };
+    });
   }
 
   vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState> {
