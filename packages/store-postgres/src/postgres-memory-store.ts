@@ -557,28 +557,13 @@ export class PostgresMemoryStore implements MemoryStore {
             FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
             ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
             LIMIT ${query.limit}`.execute(this.#db)
-        : await this.#hnswSearch(query, toVectorLiteral(query.vector));
+        : await hnswVectorSearch(query).execute(this.#db);
       return rows.map((row, index) => ({
         version: toEntryVersion(row),
         rank: index + 1,
         score: Number(row.cosine),
       }));
     });
-  }
-
-  /**
-   * Approximate: ordered by the same expression as the profile's HNSW index so the planner walks it
-   * (pgvector's iterative scan keeps walking while the scope and visibility filters reject rows).
-   */
-  async #hnswSearch(query: VectorSearchQuery, literal: string) {
-    const dimension = sql.raw(String(query.vector.length));
-    return sql<EntryVersionRow & { cosine: number }>`
-      SELECT ${ENTRY_VERSION_COLUMNS}, ${cosineOf(sql`e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})`)} AS cosine
-      FROM pc_embeddings e JOIN pc_entry_versions v USING (entry_version_id)
-      WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
-        AND ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
-      ORDER BY e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension}), v.entry_id, v.entry_version_id
-      LIMIT ${query.limit}`.execute(this.#db);
   }
 
   /** Active entries at the revision: remembered from the statistics read, else counted up to the limit. */
@@ -754,6 +739,34 @@ export class PostgresMemoryStore implements MemoryStore {
     await this.#db.destroy();
     await this.#onClose?.();
   }
+}
+
+/**
+ * The vector channel of a scope that outgrew the exact scan: the nearest vectors by the same expression
+ * as the profile's HNSW index, whose version is live and active at the revision, then their full rows.
+ * The plan must not depend on statistics, which a large scope may lack: the scope is compared as an
+ * expression (`scope_id || ''`) so the (scope, profile) b-tree cannot offer the planner a scan of the
+ * scope plus a sort, the filter runs inside the walk, and pgvector's iterative scan (`strict_order`)
+ * keeps walking while the scope and visibility filters reject rows. Exported for the plan test.
+ */
+export function hnswVectorSearch(query: VectorSearchQuery) {
+  const literal = toVectorLiteral(query.vector);
+  const dimension = sql.raw(String(query.vector.length));
+  const distance = sql`e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})`;
+  return sql<EntryVersionRow & { cosine: number }>`
+    WITH nearest AS MATERIALIZED (
+      SELECT e.entry_version_id, ${distance} AS distance
+      FROM pc_embeddings e
+      WHERE e.profile_id = ${query.profileId} AND (e.scope_id || '') = ${query.scopeId}
+        AND EXISTS (
+          SELECT 1 FROM pc_entry_versions v
+          WHERE v.entry_version_id = e.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active')
+      ORDER BY ${distance}
+      LIMIT ${query.limit}
+    )
+    SELECT ${ENTRY_VERSION_COLUMNS}, ${cosineOf(sql`n.distance`)} AS cosine
+    FROM nearest n JOIN pc_entry_versions v ON v.entry_version_id = n.entry_version_id
+    ORDER BY ${cosineOf(sql`n.distance`)} DESC, v.entry_id, v.entry_version_id`;
 }
 
 /** `p` (a lexical projection) is the one the index used at `revision`. */
