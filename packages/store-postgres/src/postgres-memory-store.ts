@@ -34,6 +34,7 @@ import {
   parseOrder as toEntryVersionOrder,
   visibleAt,
 } from './entry-version-row.js';
+import { executePrepared } from './prepared.js';
 import { advanceStatistics, recountLexicalStatistics, subtractEmbedded } from './search-statistics.js';
 import { guardStoreErrors } from './store-errors.js';
 import { toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
@@ -463,9 +464,9 @@ export class PostgresMemoryStore implements MemoryStore {
       // top-N sort finds the limit's score, then a filter keeps every row at or above it), and only those
       // are joined to their full entry version rows for the tie-break and the answer. A visible
       // projection always belongs to a version that is live and active at the revision (RFC 0007).
-      const { rows } = await sql<
-        EntryVersionRow & { score: number; matched_terms: number; query_terms: number }
-      >`
+      const rows = await executePrepared(
+        this.#db,
+        sql<EntryVersionRow & { score: number; matched_terms: number; query_terms: number }>`
         WITH q AS MATERIALIZED (
           SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
           FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t
@@ -506,7 +507,8 @@ export class PostgresMemoryStore implements MemoryStore {
         FROM top JOIN pc_entry_versions v USING (entry_version_id)
         WHERE v.state = 'active'
         ORDER BY top.score DESC, v.entry_id, v.entry_version_id
-        LIMIT ${query.limit}`.execute(this.#db);
+        LIMIT ${query.limit}`,
+      );
       const queryTermCount =
         rows[0]?.query_terms ??
         (
@@ -532,12 +534,14 @@ export class PostgresMemoryStore implements MemoryStore {
       const exact =
         !this.#indexedProfiles.has(query.profileId) ||
         (await this.#liveEntries(query.scopeId, query.revision)) <= this.#exactVectorScanLimit;
-      const { rows } = exact
+      const rows = exact
         ? // Exact: every vector of the scope and profile scored and sorted (vectors are stored inline,
           // migration 0004), then walked in score order, keeping those whose version is live and active
           // at the revision until `limit` (and the rows tied with the last) are found; full rows only
           // for those. The lateral probe makes the walk a nested loop that keeps the score order.
-          await sql<EntryVersionRow & { cosine: number }>`
+          await executePrepared(
+            this.#db,
+            sql<EntryVersionRow & { cosine: number }>`
             WITH top AS MATERIALIZED (
               SELECT r.entry_version_id, r.cosine
               FROM (
@@ -556,8 +560,9 @@ export class PostgresMemoryStore implements MemoryStore {
             SELECT ${ENTRY_VERSION_COLUMNS}, t.cosine
             FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
             ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
-            LIMIT ${query.limit}`.execute(this.#db)
-        : await hnswVectorSearch(query).execute(this.#db);
+            LIMIT ${query.limit}`,
+          )
+        : (await hnswVectorSearch(query).execute(this.#db)).rows;
       return rows.map((row, index) => ({
         version: toEntryVersion(row),
         rank: index + 1,
