@@ -8,7 +8,7 @@ import { executePrepared, literal } from './prepared.js';
 let db: Kysely<Database>;
 let release: () => void;
 beforeAll(async () => {
-  const opened = await openPGlite();
+  const opened = await openPGlite(undefined);
   release = opened.release;
   db = new Kysely<Database>({ dialect: createPGliteDialect(opened.pglite) });
 });
