@@ -14,25 +14,26 @@ const measuredPeers = (size: SizeResult) => size.peers.filter((peer): peer is Pe
 
 function ingestTable(report: ScaleReport): string[] {
   const lines = [
-    '| entries | system | ingest entries/s | ingest s | peak RSS MB | storage MB |',
-    '|---:|---|---:|---:|---:|---:|',
+    '| entries | system | ingest entries/s | ingest s | peak RSS MB | storage MB | bytes/entry |',
+    '|---:|---|---:|---:|---:|---:|---:|',
   ];
   for (const size of report.sizes) {
     const e = size.embedder;
     lines.push(
-      `| ${count(size.entries)} | local embedder alone (${count(e.entries)} texts) | ${rate(e.entries_per_second)} | ${e.seconds.toFixed(1)} | ${DASH} | ${DASH} |`,
+      `| ${count(size.entries)} | local embedder alone (${count(e.entries)} texts) | ${rate(e.entries_per_second)} | ${e.seconds.toFixed(1)} | ${DASH} | ${DASH} | ${DASH} |`,
     );
     for (const store of measuredStores(size)) {
       lines.push(
         `| ${count(size.entries)} | powercontext ${store.store} | ${rate(store.ingest.entries_per_second)} | ` +
           `${store.ingest.seconds.toFixed(1)} | ${store.peak_rss_mb.toFixed(0)}${store.store === 'postgres' ? ' (client only)' : ''} | ` +
-          `${store.storage_mb === undefined ? DASH : store.storage_mb.toFixed(0)} |`,
+          `${store.storage_mb === undefined ? DASH : store.storage_mb.toFixed(0)} | ` +
+          `${store.bytes_per_entry === undefined ? DASH : count(Math.round(store.bytes_per_entry))} |`,
       );
     }
     for (const peer of measuredPeers(size)) {
       lines.push(
         `| ${count(size.entries)} | ${peer.system} ${peer.mode} (in-process index) | ${rate(peer.ingest.entries_per_second)} | ` +
-          `${peer.ingest.seconds.toFixed(1)} | ${peer.peak_rss_mb.toFixed(0)} | ${DASH} |`,
+          `${peer.ingest.seconds.toFixed(1)} | ${peer.peak_rss_mb.toFixed(0)} | ${DASH} | ${DASH} |`,
       );
     }
   }
@@ -63,6 +64,29 @@ function searchTable(report: ScaleReport): string[] {
     }
   }
   return lines;
+}
+
+function floorTable(report: ScaleReport): string[] {
+  const lines = [
+    '| entries | scopes | store | mode | product p50 / p95 ms | floor p50 / p95 ms | product / floor p50 |',
+    '|---:|---:|---|---|---:|---:|---:|',
+  ];
+  let rows = 0;
+  for (const size of report.sizes) {
+    for (const store of measuredStores(size)) {
+      const floor = store.search_floor;
+      if (!floor) continue;
+      for (const mode of SEARCH_MODES) {
+        const f = floor[mode];
+        rows++;
+        lines.push(
+          `| ${count(size.entries)} | ${size.scopes} | ${store.store} | ${mode} | ${ms(f.product_p50_ms)} / ${ms(f.product_p95_ms)} | ` +
+            `${ms(f.floor_p50_ms)} / ${ms(f.floor_p95_ms)} | ${f.ratio_p50.toFixed(2)} |`,
+        );
+      }
+    }
+  }
+  return rows === 0 ? ['Not measured in this run (the floor runs on PostgreSQL).'] : lines;
 }
 
 function throughputTable(report: ScaleReport): string[] {
@@ -155,6 +179,16 @@ export function scaleMarkdown(report: ScaleReport): string {
     '## Search latency (one client)',
     '',
     ...searchTable(report),
+    '',
+    '## Search floor (one client, PostgreSQL)',
+    '',
+    "For each mode the fastest hand-written SQL we know with the product's semantics (same head revision, " +
+      'BM25 parameters, visibility rule, admission, exact cosine, weighted RRF and tie-break), one statement on the ' +
+      "product's own tables and indexes, run query by query interleaved with the product's search and checked to " +
+      'return the same entries in the same order. The product adds the head and index-state reads, the query ' +
+      'embedding, full entry rows and the service around them.',
+    '',
+    ...floorTable(report),
     '',
     '## Throughput (concurrent clients in one process)',
     '',

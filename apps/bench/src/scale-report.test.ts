@@ -32,7 +32,24 @@ function store(kind: 'pglite' | 'postgres'): StoreResult {
     },
     peak_rss_mb: 812.4,
     storage_mb: 64,
+    bytes_per_entry: 67_109,
+    search_floor: {
+      fts: floorMode(2, 1.6),
+      vector: floorMode(4, 4),
+      hybrid: floorMode(5, 4),
+    },
     note: 'peak RSS note',
+  };
+}
+
+function floorMode(product: number, floor: number) {
+  return {
+    queries: 100,
+    product_p50_ms: product,
+    product_p95_ms: product * 2,
+    floor_p50_ms: floor,
+    floor_p95_ms: floor * 2,
+    ratio_p50: Math.round((product / floor) * 100) / 100,
   };
 }
 
@@ -127,7 +144,9 @@ describe('scaleMarkdown', () => {
   const markdown = scaleMarkdown(sampleReport());
 
   it('has one row per store, peer and mode with the figures as measured', () => {
-    expect(markdown).toContain('| 1,000 | powercontext pglite | 250 | 4.0 | 812 | 64 |');
+    expect(markdown).toContain('| 1,000 | powercontext pglite | 250 | 4.0 | 812 | 64 | 67,109 |');
+    expect(markdown).toContain('| 1,000 | 10 | pglite | fts | 2.00 / 4.00 | 1.60 / 3.20 | 1.25 |');
+    expect(markdown).toContain('| 1,000 | 10 | pglite | hybrid | 5.00 / 10.00 | 4.00 / 8.00 | 1.25 |');
     expect(markdown).toContain('| 1,000 | local embedder alone (1,000 texts) | 10000 | 0.1 | — | — |');
     expect(markdown).toContain('| 1,000 | powercontext pglite | hybrid | 3.13 | 6.25 | 9.38 | 3.75 | 9.50 |');
     expect(markdown).toContain('| 1,000 | minisearch | fts | 0.25 | 0.50 | 0.75 | 0.30 | 9.50 |');

@@ -57,6 +57,25 @@ export const rerankOverheadSchema = z.strictObject({
   stage_ms: latencySchema,
 });
 
+const floorModeSchema = z.strictObject({
+  /** Measured queries (after the warm-up), each run by the product and by the floor, interleaved. */
+  queries: count,
+  product_p50_ms: nonNegative,
+  product_p95_ms: nonNegative,
+  floor_p50_ms: nonNegative,
+  floor_p95_ms: nonNegative,
+  /** product p50 / floor p50. */
+  ratio_p50: nonNegative,
+});
+
+/** The search floor (issue 13): hand-written SQL with the product's semantics on its own tables. */
+export const searchFloorSchema = z.strictObject({
+  fts: floorModeSchema,
+  vector: floorModeSchema,
+  hybrid: floorModeSchema,
+});
+export type SearchFloor = z.infer<typeof searchFloorSchema>;
+
 export const storeResultSchema = z.strictObject({
   store: z.enum(['pglite', 'postgres']),
   measured: z.literal(true),
@@ -68,6 +87,10 @@ export const storeResultSchema = z.strictObject({
   peak_rss_mb: nonNegative,
   /** On-disk size after the run: the PGlite data dir, or pg_database_size. */
   storage_mb: nonNegative.optional(),
+  /** The on-disk size divided by the entries ingested. */
+  bytes_per_entry: nonNegative.optional(),
+  /** PostgreSQL only: product against the search floor, per mode. */
+  search_floor: searchFloorSchema.optional(),
   note: z.string().min(1).optional(),
 });
 

@@ -24,6 +24,7 @@ import {
   type StoreResult,
   type Throughput,
 } from './scale-report.js';
+import { measureSearchFloor } from './search-floor.js';
 import { type CorpusEntry, type CorpusQuery, generateCorpus, generateQueries } from './synthetic-corpus.js';
 import { createThrowawayDatabase } from './throwaway-database.js';
 
@@ -247,7 +248,7 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
   try {
     const runtime = await createRuntime({ env: store.env });
     let outcome: Omit<StoreCaseOutcome, 'result'>;
-    let measured: Pick<StoreResult, 'ingest' | 'search' | 'throughput'>;
+    let measured: Pick<StoreResult, 'ingest' | 'search' | 'throughput' | 'search_floor'>;
     try {
       const capabilities = runtime.capabilities();
       if (capabilities.store !== spec.store)
@@ -259,6 +260,10 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
       const ingested = await ingest(runtime, work);
       const search = {} as StoreResult['search'];
       for (const mode of SEARCH_MODES) search[mode] = await sequentialLatency(runtime, work, mode);
+      const databaseUrl = store.env.POWERCONTEXT_SERVER_DATABASE_URL;
+      const floor = databaseUrl
+        ? await measureSearchFloor(runtime, databaseUrl, work.queries, SEARCH_MODES, work.label)
+        : undefined;
       const runs: Throughput[] = [];
       const bar = createProgressBar(
         `${work.label} throughput`,
@@ -271,18 +276,20 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
           bar.update(runs.length);
         }
       }
-      measured = { ingest: ingested, search, throughput: runs };
+      measured = { ingest: ingested, search, throughput: runs, ...(floor ? { search_floor: floor } : {}) };
     } finally {
       await runtime.close();
     }
     const overhead = spec.rerank ? await rerankOverhead(store.env, work, measured.search.hybrid) : undefined;
+    const storageBytes = await store.storageBytes();
     const result: StoreResult = {
       store: spec.store,
       measured: true,
       ...measured,
       ...(overhead ? { rerank_overhead: overhead } : {}),
       peak_rss_mb: peakRssMb(),
-      storage_mb: megabytes(await store.storageBytes()),
+      storage_mb: megabytes(storageBytes),
+      bytes_per_entry: round(storageBytes / spec.entries, 0),
       note:
         spec.store === 'postgres'
           ? 'peak RSS is the benchmark process only (runtime, pg pool); the PostgreSQL server runs in processes of its own'

@@ -94,6 +94,7 @@ export type {
   NewEntryVersion,
   RevisionChange,
   RevisionOperation,
+  SearchHead,
   VectorIndexState,
   VectorSearchQuery,
 } from './ports/memory-store.port.js';

@@ -49,4 +49,19 @@ export interface Database {
     created_at: Generated<Date>;
   };
   pc_embeddings: { entry_version_id: string; profile_id: string; scope_id: string; embedding: string };
+  /** Search statistics of a scope at `revision` (its head when they were written); migration 0004. */
+  pc_scope_statistics: {
+    scope_id: string;
+    revision: number;
+    projections: string | number;
+    projection_length: number;
+    active_entries: string | number;
+  };
+  /** Active entries at `revision` without a vector of the profile; migration 0004. */
+  pc_scope_vector_statistics: {
+    scope_id: string;
+    profile_id: string;
+    revision: number;
+    missing: string | number;
+  };
 }

@@ -65,7 +65,7 @@ describe('PGlite on disk', () => {
     } finally {
       await reopened.close();
     }
-  });
+  }, 120_000); // two opens on disk and a child process: slow on a busy machine
 
   it('takes over a lock left by a process that no longer runs', async () => {
     const dataDir = freshDir();

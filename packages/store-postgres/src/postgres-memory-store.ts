@@ -20,6 +20,7 @@ import {
   type RevisionChange,
   RevisionConflictError,
   type RevisionOperation,
+  type SearchHead,
   type VectorIndexState,
   type VectorSearchQuery,
 } from '@powercontext/memory-core';
@@ -33,8 +34,10 @@ import {
   parseOrder as toEntryVersionOrder,
   visibleAt,
 } from './entry-version-row.js';
+import { executePrepared } from './prepared.js';
+import { advanceStatistics, recountLexicalStatistics, subtractEmbedded } from './search-statistics.js';
 import { guardStoreErrors } from './store-errors.js';
-import { toVectorLiteral } from './vector-literal.js';
+import { toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
 
 export interface PostgresMemoryStoreOptions {
   db: Kysely<Database>;
@@ -55,6 +58,15 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #config: string;
   readonly #onClose: (() => Promise<void> | void) | undefined;
   readonly #exactVectorScanLimit: number;
+  /** Profiles prepared by this store: their completeness is kept in every write. */
+  readonly #profiles = new Map<string, EmbeddingProfile>();
+  /** Profiles whose HNSW index exists. */
+  readonly #indexedProfiles = new Set<string>();
+  /**
+   * Active entries per (scope, revision), as read with the statistics: a fact about a revision that
+   * never changes, so it cannot go stale. It lets a vector search choose exact or HNSW without a probe.
+   */
+  readonly #activeEntries = new Map<string, number>();
 
   constructor(options: PostgresMemoryStoreOptions) {
     this.#db = options.db;
@@ -211,6 +223,16 @@ export class PostgresMemoryStore implements MemoryStore {
         : [],
     );
     if (embeddings.length > 0) await this.#insertEmbeddings(trx, scopeId, embeddings);
+    await advanceStatistics(trx, {
+      scopeId,
+      expectedRevision,
+      revision,
+      supersededVersionIds: superseded,
+      reprojectedVersionIds: planned.map((p) => p.entryVersionId),
+      activeVersionIds: versions.filter((v) => v.state === 'active').map((v) => v.entryVersionId),
+      profileIds: [...new Set([...this.#profiles.keys(), ...embeddings.map((e) => e.profileId)])],
+    });
+    await this.#indexWhenOutgrown(trx, scopeId, revision);
 
     const byId = new Map(inserted.rows.map((row) => [row.entry_version_id, toEntryVersion(row)]));
     return {
@@ -231,7 +253,7 @@ export class PostgresMemoryStore implements MemoryStore {
           entry_version_id: e.entryVersionId,
           profile_id: e.profileId,
           scope_id: scopeId,
-          embedding: toVectorLiteral(e.vector),
+          embedding: toSparseVectorLiteral(e.vector),
         })),
       )
       .onConflict((conflict) => conflict.columns(['entry_version_id', 'profile_id']).doNothing())
@@ -369,6 +391,7 @@ export class PostgresMemoryStore implements MemoryStore {
           projection.id,
           planned.map((p) => ({ ...p, revision: since.get(p.entryVersionId) ?? memory.head_revision })),
         );
+        await recountLexicalStatistics(trx, scopeId);
         return planned.length;
       }),
     );
@@ -433,19 +456,30 @@ export class PostgresMemoryStore implements MemoryStore {
       const { k1, b, delta } = query.bm25;
       // BM25 over the postings of live entries: idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
       // tf part = tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl)) + delta, summed over matched query lexemes.
-      // The plan is pinned with MATERIALIZED steps so it does not depend on table statistics (a new
-      // scope has none): postings are read through their (scope, lexeme) key, matching versions are
-      // joined by primary key, and the scope's size is read once. The cost follows the matches.
-      const { rows } = await sql<
-        EntryVersionRow & { score: number; matched_terms: number; query_terms: number }
-      >`
+      // One statement whose plan does not depend on table statistics (a new scope has none; PGlite is
+      // never analysed): MATERIALIZED steps pin the order. N and avgdl come from the scope's statistics
+      // row when it describes this revision (else they are counted); postings are read through their
+      // (scope, lexeme) key and joined by primary key to their projection for visibility and length;
+      // the top `limit` (and any rows tied with the last) are chosen on the score alone (a bounded
+      // top-N sort finds the limit's score, then a filter keeps every row at or above it), and only those
+      // are joined to their full entry version rows for the tie-break and the answer. A visible
+      // projection always belongs to a version that is live and active at the revision (RFC 0007).
+      const rows = await executePrepared(
+        this.#db,
+        sql<EntryVersionRow & { score: number; matched_terms: number; query_terms: number }>`
         WITH q AS MATERIALIZED (
           SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
           FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t
+        ), kept AS MATERIALIZED (
+          SELECT s.projections::float8 AS n, s.projection_length::float8 AS total FROM pc_scope_statistics s
+          WHERE s.scope_id = ${query.scopeId} AND s.revision = ${query.revision}
         ), stats AS MATERIALIZED (
-          SELECT count(*)::float8 AS n, coalesce(avg(p.lexical_length), 0)::float8 AS avgdl
+          SELECT k.n, CASE WHEN k.n > 0 THEN k.total / k.n ELSE 0 END AS avgdl FROM kept k
+          UNION ALL
+          SELECT count(*)::float8, coalesce(avg(p.lexical_length), 0)::float8
           FROM pc_lexical_projections p
           WHERE p.scope_id = ${query.scopeId} AND ${projectionVisibleAt(query.revision)}
+          HAVING NOT EXISTS (SELECT 1 FROM kept)
         ), postings AS MATERIALIZED (
           SELECT l.lexeme, l.projection_id, l.tf
           FROM pc_lexical_postings l
@@ -463,13 +497,18 @@ export class PostgresMemoryStore implements MemoryStore {
             count(*)::int AS matched_terms
           FROM matches m CROSS JOIN stats s
           GROUP BY m.entry_version_id
+        ), kth AS MATERIALIZED (
+          SELECT s.score FROM scored s ORDER BY s.score DESC LIMIT 1 OFFSET ${Math.max(query.limit, 1) - 1}
+        ), top AS MATERIALIZED (
+          SELECT * FROM scored s WHERE s.score >= coalesce((SELECT k.score FROM kth k), '-Infinity'::float8)
         )
-        SELECT ${ENTRY_VERSION_COLUMNS}, scored.score, scored.matched_terms,
+        SELECT ${ENTRY_VERSION_COLUMNS}, top.score, top.matched_terms,
           cardinality((SELECT lexemes FROM q)) AS query_terms
-        FROM scored JOIN pc_entry_versions v USING (entry_version_id)
+        FROM top JOIN pc_entry_versions v USING (entry_version_id)
         WHERE v.state = 'active'
-        ORDER BY scored.score DESC, v.entry_id, v.entry_version_id
-        LIMIT ${query.limit}`.execute(this.#db);
+        ORDER BY top.score DESC, v.entry_id, v.entry_version_id
+        LIMIT ${query.limit}`,
+      );
       const queryTermCount =
         rows[0]?.query_terms ??
         (
@@ -492,34 +531,38 @@ export class PostgresMemoryStore implements MemoryStore {
 
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
     return guardStoreErrors(async () => {
-      const literal = toVectorLiteral(query.vector);
-      const dimension = sql.raw(String(query.vector.length));
-      const { rows: sized } = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM (
-          SELECT 1 FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
-          LIMIT ${this.#exactVectorScanLimit + 1}
-        ) AS bounded`.execute(this.#db);
-      // Small scopes are scanned exactly (exact recall, and faster than a filtered HNSW walk); large ones
-      // order by the same expression as the profile's HNSW index, so the planner can use it.
-      const exact = (sized[0]?.n ?? 0) <= this.#exactVectorScanLimit;
-      const { rows } = exact
-        ? await sql<EntryVersionRow & { cosine: number }>`
-            WITH scoped AS MATERIALIZED (
-              SELECT e.entry_version_id, ${cosineOf(sql`e.embedding <=> ${literal}::vector`)} AS cosine
-              FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
+      const exact =
+        !this.#indexedProfiles.has(query.profileId) ||
+        (await this.#liveEntries(query.scopeId, query.revision)) <= this.#exactVectorScanLimit;
+      const rows = exact
+        ? // Exact: every vector of the scope and profile scored and sorted (vectors are stored inline,
+          // migration 0004), then walked in score order, keeping those whose version is live and active
+          // at the revision until `limit` (and the rows tied with the last) are found; full rows only
+          // for those. The lateral probe makes the walk a nested loop that keeps the score order.
+          await executePrepared(
+            this.#db,
+            sql<EntryVersionRow & { cosine: number }>`
+            WITH top AS MATERIALIZED (
+              SELECT r.entry_version_id, r.cosine
+              FROM (
+                SELECT e.entry_version_id, ${cosineOf(sql`e.embedding <=> ${toSparseVectorLiteral(query.vector)}::sparsevec`)} AS cosine
+                FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
+                ORDER BY 2 DESC
+              ) r
+              CROSS JOIN LATERAL (
+                SELECT 1 FROM pc_entry_versions v
+                WHERE v.entry_version_id = r.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active'
+                LIMIT 1
+              ) live
+              ORDER BY r.cosine DESC
+              FETCH FIRST (${query.limit}::bigint) ROWS WITH TIES
             )
-            SELECT ${ENTRY_VERSION_COLUMNS}, s.cosine
-            FROM scoped s JOIN pc_entry_versions v ON v.entry_version_id = s.entry_version_id
-            WHERE ${visibleAt(query.revision)} AND v.state = 'active'
-            ORDER BY s.cosine DESC, v.entry_id, v.entry_version_id
-            LIMIT ${query.limit}`.execute(this.#db)
-        : await sql<EntryVersionRow & { cosine: number }>`
-            SELECT ${ENTRY_VERSION_COLUMNS}, ${cosineOf(sql`e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})`)} AS cosine
-            FROM pc_embeddings e JOIN pc_entry_versions v USING (entry_version_id)
-            WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
-              AND ${liveAt(query.scopeId, query.revision)} AND v.state = 'active'
-            ORDER BY e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension}), v.entry_id, v.entry_version_id
-            LIMIT ${query.limit}`.execute(this.#db);
+            SELECT ${ENTRY_VERSION_COLUMNS}, t.cosine
+            FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
+            ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
+            LIMIT ${query.limit}`,
+          )
+        : (await hnswVectorSearch(query).execute(this.#db)).rows;
       return rows.map((row, index) => ({
         version: toEntryVersion(row),
         rank: index + 1,
@@ -528,15 +571,71 @@ export class PostgresMemoryStore implements MemoryStore {
     });
   }
 
+  /** Active entries at the revision: remembered from the statistics read, else counted up to the limit. */
+  async #liveEntries(scopeId: string, revision: number): Promise<number> {
+    const known = this.#activeEntries.get(`${revision}:${scopeId}`);
+    if (known !== undefined) return known;
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM (
+        SELECT 1 FROM pc_entry_versions v WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
+        LIMIT ${this.#exactVectorScanLimit + 1}
+      ) AS bounded`.execute(this.#db);
+    return rows[0]?.n ?? 0;
+  }
+
+  #rememberActiveEntries(scopeId: string, revision: number, activeEntries: number) {
+    if (this.#activeEntries.size >= 4_096) this.#activeEntries.clear();
+    this.#activeEntries.set(`${revision}:${scopeId}`, activeEntries);
+  }
+
+  searchHead(scopeId: string, profileId: string): Promise<SearchHead | undefined> {
+    return guardStoreErrors(async () => {
+      // The head row and, when they describe the head, its statistics: one primary-key read each.
+      const { rows } = await sql<{
+        artifact_id: string;
+        head_revision: number;
+        missing: string | number | null;
+        active: string | number | null;
+      }>`
+        SELECT m.artifact_id, m.head_revision, vs.missing, st.active_entries AS active
+        FROM pc_memories m
+        LEFT JOIN pc_scope_vector_statistics vs
+          ON vs.scope_id = m.scope_id AND vs.profile_id = ${profileId} AND vs.revision = m.head_revision
+        LEFT JOIN pc_scope_statistics st ON st.scope_id = m.scope_id AND st.revision = m.head_revision
+        WHERE m.scope_id = ${scopeId}`.execute(this.#db);
+      const row = rows[0];
+      if (!row) return undefined;
+      const memory = { artifactId: row.artifact_id, scopeId, revision: row.head_revision };
+      if (row.active !== null) this.#rememberActiveEntries(scopeId, row.head_revision, Number(row.active));
+      if (row.missing === null) {
+        return { memory, vectorIndex: await this.vectorIndexState(scopeId, row.head_revision, profileId) };
+      }
+      const missing = Number(row.missing);
+      return { memory, vectorIndex: { profileId, missing, complete: missing === 0 } };
+    });
+  }
+
   vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState> {
     return guardStoreErrors(async () => {
-      const { rows } = await sql<{ missing: number }>`
-        SELECT count(*)::int AS missing FROM pc_entry_versions v
+      // One primary-key read when the scope's statistics describe this revision; counted otherwise.
+      const { rows } = await sql<{ missing: string | number; active: string | number | null }>`
+        WITH kept AS MATERIALIZED (
+          SELECT s.missing, (SELECT t.active_entries FROM pc_scope_statistics t
+                             WHERE t.scope_id = s.scope_id AND t.revision = s.revision) AS active
+          FROM pc_scope_vector_statistics s
+          WHERE s.scope_id = ${scopeId} AND s.profile_id = ${profileId} AND s.revision = ${revision}
+        )
+        SELECT k.missing, k.active FROM kept k
+        UNION ALL
+        SELECT count(*), NULL FROM pc_entry_versions v
         WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
-          AND NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId})`.execute(
-        this.#db,
-      );
-      const missing = rows[0]?.missing ?? 0;
+          AND NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId})
+        HAVING NOT EXISTS (SELECT 1 FROM kept)`.execute(this.#db);
+      const row = rows[0];
+      if (row?.active !== null && row?.active !== undefined) {
+        this.#rememberActiveEntries(scopeId, revision, Number(row.active));
+      }
+      const missing = Number(row?.missing ?? 0);
       return { profileId, missing, complete: missing === 0 };
     });
   }
@@ -555,16 +654,46 @@ export class PostgresMemoryStore implements MemoryStore {
   putEmbeddings(scopeId: string, profileId: string, embeddings: readonly EmbeddingToStore[]) {
     return guardStoreErrors(async () => {
       if (embeddings.length === 0) return;
-      await this.#insertEmbeddings(
-        this.#db,
-        scopeId,
-        embeddings.map((e) => ({ ...e, profileId })),
-      );
+      // Under the head row lock, so the completeness statistics move with the vectors.
+      await this.#db.transaction().execute(async (trx) => {
+        const memory = await trx
+          .selectFrom('pc_memories')
+          .select('head_revision')
+          .where('scope_id', '=', scopeId)
+          .forUpdate()
+          .executeTakeFirst();
+        const inserted = await trx
+          .insertInto('pc_embeddings')
+          .values(
+            embeddings.map((e) => ({
+              entry_version_id: e.entryVersionId,
+              profile_id: profileId,
+              scope_id: scopeId,
+              embedding: toSparseVectorLiteral(e.vector),
+            })),
+          )
+          .onConflict((conflict) => conflict.columns(['entry_version_id', 'profile_id']).doNothing())
+          .returning('entry_version_id')
+          .execute();
+        if (memory) {
+          await subtractEmbedded(
+            trx,
+            scopeId,
+            profileId,
+            memory.head_revision,
+            inserted.map((row) => row.entry_version_id),
+          );
+          await this.#indexWhenOutgrown(trx, scopeId, memory.head_revision);
+        }
+      });
     });
   }
 
   prepareEmbeddingProfile(profile: EmbeddingProfile) {
     return guardStoreErrors(async () => {
+      if (!Number.isInteger(profile.dimension) || profile.dimension < 1) {
+        throw new TypeError(`embedding profile ${profile.id} has an invalid dimension ${profile.dimension}`);
+      }
       await this.#db
         .insertInto('pc_embedding_profiles')
         .values({
@@ -575,8 +704,32 @@ export class PostgresMemoryStore implements MemoryStore {
         })
         .onConflict((conflict) => conflict.column('profile_id').doNothing())
         .execute();
-      await createProfileIndex(this.#db, profile);
+      this.#profiles.set(profile.id, profile);
+      // The HNSW index is built only once a scope outgrows the exact scan (or with a limit of 0).
+      const { rows } = await sql<{ outgrown: boolean }>`
+        SELECT EXISTS (
+          SELECT 1 FROM pc_embeddings e WHERE e.profile_id = ${profile.id}
+          GROUP BY e.scope_id HAVING count(*) > ${this.#exactVectorScanLimit}
+        ) AS outgrown`.execute(this.#db);
+      if (this.#exactVectorScanLimit === 0 || rows[0]?.outgrown)
+        await this.#createProfileIndex(this.#db, profile);
+      else if (await profileIndexExists(this.#db, profile)) this.#indexedProfiles.add(profile.id);
     });
+  }
+
+  /** Builds the HNSW index of the prepared profiles once the scope's active entries exceed the exact-scan limit. */
+  async #indexWhenOutgrown(db: Kysely<Database>, scopeId: string, revision: number) {
+    const pending = [...this.#profiles.values()].filter((p) => !this.#indexedProfiles.has(p.id));
+    if (pending.length === 0) return;
+    const { rows } = await sql<{ active: string | number }>`
+      SELECT s.active_entries AS active FROM pc_scope_statistics s
+      WHERE s.scope_id = ${scopeId} AND s.revision = ${revision}`.execute(db);
+    if (rows[0] === undefined || Number(rows[0].active) <= this.#exactVectorScanLimit) return;
+    for (const profile of pending) await this.#createProfileIndex(db, profile);
+  }
+
+  async #createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfile) {
+    if (await createProfileIndex(db, profile)) this.#indexedProfiles.add(profile.id);
   }
 
   listScopes() {
@@ -591,6 +744,34 @@ export class PostgresMemoryStore implements MemoryStore {
     await this.#db.destroy();
     await this.#onClose?.();
   }
+}
+
+/**
+ * The vector channel of a scope that outgrew the exact scan: the nearest vectors by the same expression
+ * as the profile's HNSW index, whose version is live and active at the revision, then their full rows.
+ * The plan must not depend on statistics, which a large scope may lack: the scope is compared as an
+ * expression (`scope_id || ''`) so the (scope, profile) b-tree cannot offer the planner a scan of the
+ * scope plus a sort, the filter runs inside the walk, and pgvector's iterative scan (`strict_order`)
+ * keeps walking while the scope and visibility filters reject rows. Exported for the plan test.
+ */
+export function hnswVectorSearch(query: VectorSearchQuery) {
+  const literal = toVectorLiteral(query.vector);
+  const dimension = sql.raw(String(query.vector.length));
+  const distance = sql`e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})`;
+  return sql<EntryVersionRow & { cosine: number }>`
+    WITH nearest AS MATERIALIZED (
+      SELECT e.entry_version_id, ${distance} AS distance
+      FROM pc_embeddings e
+      WHERE e.profile_id = ${query.profileId} AND (e.scope_id || '') = ${query.scopeId}
+        AND EXISTS (
+          SELECT 1 FROM pc_entry_versions v
+          WHERE v.entry_version_id = e.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active')
+      ORDER BY ${distance}
+      LIMIT ${query.limit}
+    )
+    SELECT ${ENTRY_VERSION_COLUMNS}, ${cosineOf(sql`n.distance`)} AS cosine
+    FROM nearest n JOIN pc_entry_versions v ON v.entry_version_id = n.entry_version_id
+    ORDER BY ${cosineOf(sql`n.distance`)} DESC, v.entry_id, v.entry_version_id`;
 }
 
 /** `p` (a lexical projection) is the one the index used at `revision`. */
@@ -645,22 +826,30 @@ function parseJsonValue(value: unknown): unknown {
 /** pgvector indexes `vector` columns of at most this many dimensions. */
 const HNSW_MAX_DIMENSION = 2_000;
 
+function profileIndexName(profile: EmbeddingProfile) {
+  return `pc_embeddings_hnsw_${createHash('sha256').update(profile.id).digest('hex').slice(0, 24)}`;
+}
+
+async function profileIndexExists(db: Kysely<Database>, profile: EmbeddingProfile): Promise<boolean> {
+  const { rows } = await sql<{ found: boolean }>`
+    SELECT to_regclass(${profileIndexName(profile)}) IS NOT NULL AS found`.execute(db);
+  return rows[0]?.found ?? false;
+}
+
 /**
  * An HNSW index over one profile's vectors, cast to the profile's dimension (pgvector needs a fixed
  * one). Profiles above 2,000 dimensions get no index: their scopes are always scanned exactly.
+ * Returns whether the index exists.
  */
-async function createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfile) {
-  if (!Number.isInteger(profile.dimension) || profile.dimension < 1) {
-    throw new TypeError(`embedding profile ${profile.id} has an invalid dimension ${profile.dimension}`);
-  }
-  if (profile.dimension > HNSW_MAX_DIMENSION) return;
-  const name = `pc_embeddings_hnsw_${createHash('sha256').update(profile.id).digest('hex').slice(0, 24)}`;
+async function createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfile): Promise<boolean> {
+  if (profile.dimension > HNSW_MAX_DIMENSION) return false;
   const literal = profile.id.replaceAll("'", "''");
   await sql
     .raw(
-      `CREATE INDEX IF NOT EXISTS ${name} ON pc_embeddings USING hnsw ((embedding::vector(${profile.dimension})) vector_cosine_ops) WHERE profile_id = '${literal}'`,
+      `CREATE INDEX IF NOT EXISTS ${profileIndexName(profile)} ON pc_embeddings USING hnsw ((embedding::vector(${profile.dimension})) vector_cosine_ops) WHERE profile_id = '${literal}'`,
     )
     .execute(db);
+  return true;
 }
 
 /** 1 - cosine distance; a zero vector has no direction (NaN), which scores 0 instead of sorting first. */

@@ -101,6 +101,12 @@ export interface VectorIndexState {
   complete: boolean;
 }
 
+/** What a search reads before it fetches: the head, and the vector index state at it. */
+export interface SearchHead {
+  memory: MemoryRef;
+  vectorIndex: VectorIndexState;
+}
+
 export interface EmbeddingToStore {
   entryVersionId: string;
   vector: number[];
@@ -131,6 +137,11 @@ export interface MemoryStore {
   lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult>;
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]>;
   vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState>;
+  /**
+   * Optional: `head` and `vectorIndexState` at that head in one consistent read (one round trip on a
+   * database). Must answer exactly what the two calls would; a store without it gets the two calls.
+   */
+  searchHead?(scopeId: string, profileId: string): Promise<SearchHead | undefined>;
   /** Active entry versions at the head without a vector of the profile, oldest first. */
   versionsMissingEmbedding(scopeId: string, profileId: string, limit: number): Promise<EntryVersion[]>;
   /** Adds vectors of the store's profile to existing versions (re-embedding); idempotent. */

@@ -78,8 +78,14 @@ async function runSearch(
   options: SearchOptions,
   began: number,
 ): Promise<SearchResult> {
-  const head = await deps.store.head(scopeId);
-  if (!head) {
+  const { profile } = deps.embedder;
+  // An fts search needs the head only; the others also need the vector index state at it.
+  const read =
+    requestedMode === 'fts'
+      ? await readHead(deps.store, scopeId)
+      : await readSearchHead(deps.store, scopeId, profile.id);
+  const head = read?.memory;
+  if (!read || !head) {
     return {
       memory: undefined,
       requestedMode,
@@ -87,9 +93,8 @@ async function runSearch(
       hits: [],
     };
   }
-  const { profile } = deps.embedder;
-  const index = await deps.store.vectorIndexState(scopeId, head.revision, profile.id);
-  let mode = chooseMode(requestedMode, index.complete, index.missing);
+  const index = read.vectorIndex;
+  let mode = chooseMode(requestedMode, index?.complete ?? false, index?.missing);
   let fallback: SearchFallback | undefined;
 
   const stage = deps.rerankStage;
@@ -160,6 +165,18 @@ async function runSearch(
     logger: deps.logger,
   });
   return { ...base, hits, trace };
+}
+
+async function readHead(store: MemoryStore, scopeId: string) {
+  const memory = await store.head(scopeId);
+  return memory ? { memory, vectorIndex: undefined } : undefined;
+}
+
+async function readSearchHead(store: MemoryStore, scopeId: string, profileId: string) {
+  if (store.searchHead) return store.searchHead(scopeId, profileId);
+  const memory = await store.head(scopeId);
+  if (!memory) return undefined;
+  return { memory, vectorIndex: await store.vectorIndexState(scopeId, memory.revision, profileId) };
 }
 
 /** auto = hybrid when the vector index is complete, else fts; explicit vector modes need the index. */

@@ -429,6 +429,58 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       expect((await store.vectorIndexState(scopeId, 1, 'another.profile')).missing).toBe(1);
     });
 
+    it('reads the head with its vector index state as head and vectorIndexState do, after every kind of write', async () => {
+      const scopeId = scope();
+      const profileId = embedder.profile.id;
+      const expectSearchHead = async () => {
+        const head = await store.head(scopeId);
+        const state = await store.vectorIndexState(scopeId, head!.revision, profileId);
+        if (store.searchHead) {
+          expect(await store.searchHead(scopeId, profileId)).toEqual({ memory: head, vectorIndex: state });
+          expect((await store.searchHead(scopeId, 'another.profile'))?.vectorIndex.complete).toBe(false);
+        }
+        return state;
+      };
+      if (store.searchHead) expect(await store.searchHead(scopeId, profileId)).toBeUndefined();
+      const written = await service.remember(scopeId, {
+        entries: [{ text: 'the ferry leaves at noon' }, { text: 'bring the blue umbrella' }],
+      });
+      expect(await expectSearchHead()).toEqual({ profileId, missing: 0, complete: true });
+      const [first, second] = written.entries.map((e) => e.entryId);
+      await service.revise(scopeId, { entryId: first!, text: 'the ferry leaves at one' });
+      await service.forget(scopeId, { entryId: second! });
+      expect(await expectSearchHead()).toEqual({ profileId, missing: 0, complete: true });
+      await service.reactivate(scopeId, { entryId: second! });
+      expect(await expectSearchHead()).toEqual({ profileId, missing: 0, complete: true });
+    });
+
+    it('keeps BM25 statistics exact at the head and at older revisions through revise and forget', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, {
+        entries: [
+          { text: 'harbour ferry schedule' },
+          { text: 'ferry tickets for the harbour tour' },
+          { text: 'a long walk along the harbour wall at dusk' },
+        ],
+      });
+      const query = { scopeId, query: 'harbour ferry', limit: 10, bm25: { k1: 1.2, b: 0.75, delta: 0.5 } };
+      const before = await store.lexicalSearch({ ...query, revision: written.memory.revision });
+      await service.revise(scopeId, { entryId: written.entries[1]!.entryId, text: 'ferry harbour harbour' });
+      const forgotten = await service.forget(scopeId, { entryId: written.entries[2]!.entryId });
+      // The older revision answers as it did, whatever the head's statistics are now.
+      expect(await store.lexicalSearch({ ...query, revision: written.memory.revision })).toEqual(before);
+      const now = await store.lexicalSearch({ ...query, revision: forgotten.memory.revision });
+      expect(now.candidates.map((c) => c.version.text)).toEqual([
+        'ferry harbour harbour',
+        'harbour ferry schedule',
+      ]);
+      // N = 2 and avgdl = 3 at the head: the scores follow from the two remaining entries alone.
+      const idf = Math.log(1 + (2 - 2 + 0.5) / (2 + 0.5));
+      const part = (tf: number) => (tf * 2.2) / (tf + 1.2 * (1 - 0.75 + 0.75 * (3 / 3))) + 0.5;
+      expect(now.candidates[0]!.score).toBeCloseTo(idf * part(2) + idf * part(1), 9);
+      expect(now.candidates[1]!.score).toBeCloseTo(idf * part(1) + idf * part(1), 9);
+    });
+
     it('keeps a revise with equal metadata in another key order a no-op', async () => {
       const scopeId = scope();
       const written = await service.remember(scopeId, {

@@ -106,6 +106,63 @@ const CONTEXTUAL_INDEX_DDL = [
 ];
 
 /**
+ * Search at the database's floor (RFC 0002, "Storage for search"). Vectors move into the row: pgvector
+ * stores `vector` out of line and uncompressed (storage EXTERNAL), so an exact scan read about 3.3
+ * buffers and detoasted 4 KB per 1,024-dimension vector. They are now `sparsevec` with storage MAIN:
+ * the same float4 values, only the non-zero ones, kept in the row (compressed if need be). The local
+ * embedder's vectors hold a few dozen non-zero values, so a vector takes about 0.8 KB instead of 5.4 KB
+ * and is scored in proportion to them. The table is rebuilt so existing vectors are converted too.
+ * Per-scope search statistics describe the head revision and are kept in the write transaction: BM25's
+ * document count and total length, and per embedding profile the active entries without a vector. A
+ * read at another revision counts instead. The migration counts every scope's head once.
+ */
+const SEARCH_STORAGE_DDL = [
+  `CREATE TABLE pc_embeddings_inline (
+  entry_version_id uuid NOT NULL REFERENCES pc_entry_versions (entry_version_id),
+  profile_id text NOT NULL REFERENCES pc_embedding_profiles (profile_id),
+  scope_id text NOT NULL,
+  embedding sparsevec NOT NULL
+)`,
+  `ALTER TABLE pc_embeddings_inline ALTER COLUMN embedding SET STORAGE MAIN`,
+  `INSERT INTO pc_embeddings_inline (entry_version_id, profile_id, scope_id, embedding)
+  SELECT entry_version_id, profile_id, scope_id, embedding::sparsevec FROM pc_embeddings
+  ORDER BY scope_id, profile_id, entry_version_id`,
+  `DROP TABLE pc_embeddings`,
+  `ALTER TABLE pc_embeddings_inline RENAME TO pc_embeddings`,
+  `ALTER TABLE pc_embeddings ADD CONSTRAINT pc_embeddings_pkey PRIMARY KEY (entry_version_id, profile_id)`,
+  `CREATE INDEX pc_embeddings_scope_profile ON pc_embeddings (scope_id, profile_id)`,
+  `CREATE INDEX pc_lexical_projections_version ON pc_lexical_projections (entry_version_id)`,
+  `CREATE TABLE pc_scope_statistics (
+  scope_id text PRIMARY KEY REFERENCES pc_memories (scope_id),
+  revision integer NOT NULL,
+  projections bigint NOT NULL,
+  projection_length double precision NOT NULL,
+  active_entries bigint NOT NULL
+)`,
+  `CREATE TABLE pc_scope_vector_statistics (
+  scope_id text NOT NULL REFERENCES pc_memories (scope_id),
+  profile_id text NOT NULL,
+  revision integer NOT NULL,
+  missing bigint NOT NULL,
+  PRIMARY KEY (scope_id, profile_id)
+)`,
+  `INSERT INTO pc_scope_statistics (scope_id, revision, projections, projection_length, active_entries)
+  SELECT m.scope_id, m.head_revision,
+    (SELECT count(*) FROM pc_lexical_projections p WHERE p.scope_id = m.scope_id AND p.superseded_revision IS NULL),
+    (SELECT coalesce(sum(p.lexical_length), 0) FROM pc_lexical_projections p
+     WHERE p.scope_id = m.scope_id AND p.superseded_revision IS NULL),
+    (SELECT count(*) FROM pc_entry_versions v
+     WHERE v.scope_id = m.scope_id AND v.superseded_revision IS NULL AND v.state = 'active')
+  FROM pc_memories m`,
+  `INSERT INTO pc_scope_vector_statistics (scope_id, profile_id, revision, missing)
+  SELECT m.scope_id, f.profile_id, m.head_revision,
+    (SELECT count(*) FROM pc_entry_versions v
+     WHERE v.scope_id = m.scope_id AND v.superseded_revision IS NULL AND v.state = 'active'
+       AND NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = v.entry_version_id AND e.profile_id = f.profile_id))
+  FROM pc_memories m CROSS JOIN pc_embedding_profiles f`,
+];
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -119,6 +176,11 @@ const migrations: Record<string, Migration> = {
   '0002_contextual_lexical_index': {
     async up(db: Kysely<unknown>) {
       for (const statement of CONTEXTUAL_INDEX_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0004_search_storage': {
+    async up(db: Kysely<unknown>) {
+      for (const statement of SEARCH_STORAGE_DDL) await sql.raw(statement).execute(db);
     },
   },
 };
