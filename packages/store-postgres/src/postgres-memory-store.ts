@@ -34,7 +34,7 @@ import {
   visibleAt,
 } from './entry-version-row.js';
 import { guardStoreErrors } from './store-errors.js';
-import { toVectorLiteral } from './vector-literal.js';
+import { toVectorLiteral, vectorArrayLiteral } from './vector-literal.js';
 
 export interface PostgresMemoryStoreOptions {
   db: Kysely<Database>;
@@ -224,18 +224,14 @@ export class PostgresMemoryStore implements MemoryStore {
     scopeId: string,
     embeddings: readonly { entryVersionId: string; profileId: string; vector: readonly number[] }[],
   ) {
-    await db
-      .insertInto('pc_embeddings')
-      .values(
-        embeddings.map((e) => ({
-          entry_version_id: e.entryVersionId,
-          profile_id: e.profileId,
-          scope_id: scopeId,
-          embedding: toVectorLiteral(e.vector),
-        })),
-      )
-      .onConflict((conflict) => conflict.columns(['entry_version_id', 'profile_id']).doNothing())
-      .execute();
+    if (embeddings.length === 0) return;
+    // One array per column: the statement's text stays the same whatever the batch size.
+    await sql`
+      INSERT INTO pc_embeddings (entry_version_id, profile_id, scope_id, embedding)
+      SELECT e.entry_version_id, e.profile_id, ${scopeId}, e.embedding
+      FROM unnest(${embeddings.map((e) => e.entryVersionId)}::uuid[], ${embeddings.map((e) => e.profileId)}::text[],
+        ${vectorArrayLiteral(embeddings.map((e) => e.vector))}::vector[]) AS e(entry_version_id, profile_id, embedding)
+      ON CONFLICT (entry_version_id, profile_id) DO NOTHING`.execute(db);
   }
 
   async #findActiveByHash(
@@ -358,6 +354,13 @@ export class PostgresMemoryStore implements MemoryStore {
         if (planned.length === 0) return 0;
         // Rebuilt in place: each new projection keeps the revision range of the one it replaces,
         // since the memory itself did not change.
+        // Postings first: they name their projection without a foreign key (migration 0006).
+        await sql`
+          DELETE FROM pc_lexical_postings l USING pc_lexical_projections p
+          WHERE l.projection_id = p.projection_id
+            AND p.entry_version_id = ANY(${planned.map((p) => p.entryVersionId)}::uuid[]) AND p.superseded_revision IS NULL`.execute(
+          trx,
+        );
         const { rows: replaced } = await sql<{ entry_version_id: string; revision: number }>`
           DELETE FROM pc_lexical_projections p
           WHERE p.entry_version_id = ANY(${planned.map((p) => p.entryVersionId)}::uuid[]) AND p.superseded_revision IS NULL
@@ -600,7 +603,10 @@ function projectionVisibleAt(revision: number) {
 
 /**
  * Inserts projections and their postings: an entry's own lexemes (weight 1) plus each neighbour's,
- * with term frequencies scaled by the neighbour's weight and summed per lexeme.
+ * with term frequencies scaled by the neighbour's weight and summed per lexeme. One statement: the
+ * (projection, source, weight) parts are listed once, each source version is read once by primary
+ * key, and both the projection lengths and the postings are aggregated from that one pass (hash
+ * aggregates, linear in the batch).
  */
 async function insertProjections(
   db: Kysely<Database>,
@@ -608,33 +614,39 @@ async function insertProjections(
   policyId: string,
   projections: readonly (PlannedProjection & { revision: number })[],
 ) {
-  const spec = projections.map((p) => ({
-    entry_version_id: p.entryVersionId,
-    revision: p.revision,
-    context: p.context,
-  }));
+  const targets: string[] = [];
+  const sources: string[] = [];
+  const weights: number[] = [];
+  for (const p of projections) {
+    targets.push(p.entryVersionId);
+    sources.push(p.entryVersionId);
+    weights.push(1);
+    for (const neighbour of p.context) {
+      targets.push(p.entryVersionId);
+      sources.push(neighbour.entryVersionId);
+      weights.push(neighbour.weight);
+    }
+  }
   await sql`
-    WITH spec AS MATERIALIZED (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(spec)}::jsonb) AS s(entry_version_id uuid, revision integer, context jsonb)
-    ), parts AS MATERIALIZED (
-      SELECT s.entry_version_id AS target, s.entry_version_id AS source, 1::float8 AS weight FROM spec s
-      UNION ALL
-      SELECT s.entry_version_id, (c ->> 'entryVersionId')::uuid, (c ->> 'weight')::float8
-      FROM spec s CROSS JOIN LATERAL jsonb_array_elements(s.context) c
+    WITH parts AS MATERIALIZED (
+      SELECT pt.target, pt.weight, v.lexical_length, v.search_vector
+      FROM unnest(${targets}::uuid[], ${sources}::uuid[], ${weights}::float8[]) AS pt(target, source, weight)
+      JOIN pc_entry_versions v ON v.entry_version_id = pt.source
+    ), sized AS (
+      SELECT pt.target, sum(pt.weight * pt.lexical_length) AS len FROM parts pt GROUP BY pt.target
     ), inserted AS (
       INSERT INTO pc_lexical_projections (scope_id, entry_version_id, revision, policy_id, context, lexical_length)
-      SELECT ${scopeId}, s.entry_version_id, s.revision, ${policyId}, s.context,
-        (SELECT coalesce(sum(p.weight * v.lexical_length), 0) FROM parts p
-         JOIN pc_entry_versions v ON v.entry_version_id = p.source WHERE p.target = s.entry_version_id)
-      FROM spec s
+      SELECT ${scopeId}, s.entry_version_id, s.revision, ${policyId}, s.context, coalesce(z.len, 0)
+      FROM unnest(${projections.map((p) => p.entryVersionId)}::uuid[], ${projections.map((p) => p.revision)}::int[],
+        ${projections.map((p) => JSON.stringify(p.context))}::jsonb[]) AS s(entry_version_id, revision, context)
+      LEFT JOIN sized z ON z.target = s.entry_version_id
       RETURNING projection_id, entry_version_id
     )
     INSERT INTO pc_lexical_postings (scope_id, lexeme, projection_id, tf)
-    SELECT ${scopeId}, t.lexeme, i.projection_id, sum(p.weight * coalesce(array_length(t.positions, 1), 1))
-    FROM inserted i
-    JOIN parts p ON p.target = i.entry_version_id
-    JOIN pc_entry_versions v ON v.entry_version_id = p.source
-    CROSS JOIN LATERAL unnest(v.search_vector) t
+    SELECT ${scopeId}, t.lexeme, i.projection_id, sum(pt.weight * coalesce(array_length(t.positions, 1), 1))
+    FROM parts pt
+    JOIN inserted i ON i.entry_version_id = pt.target
+    CROSS JOIN LATERAL unnest(pt.search_vector) t
     GROUP BY i.projection_id, t.lexeme`.execute(db);
 }
 

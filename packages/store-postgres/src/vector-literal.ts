@@ -7,3 +7,12 @@ export function toVectorLiteral(vector: readonly number[]): string {
   }
   return toSql([...vector]) as string;
 }
+
+/**
+ * Vectors as one PostgreSQL array literal, for a `::vector[]` cast: each element quoted (a vector's
+ * text holds only digits, signs, dots, exponents, commas and brackets, so nothing needs escaping).
+ * Built here rather than by the driver, since drivers differ in how they quote array elements.
+ */
+export function vectorArrayLiteral(vectors: readonly (readonly number[])[]): string {
+  return `{${vectors.map((vector) => `"${toVectorLiteral(vector)}"`).join(',')}}`;
+}

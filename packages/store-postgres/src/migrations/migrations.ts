@@ -106,6 +106,18 @@ const CONTEXTUAL_INDEX_DDL = [
 ];
 
 /**
+ * The write path's share of issue 13 (RFC 0006, "Ingest"): what every write paid for and no read
+ * uses. The GIN index over `search_vector` served no statement (the lexical channel reads the
+ * postings); the postings' foreign key to their projection cost one trigger call per postings row
+ * (about 50 per entry) although the store writes a projection and its postings in one statement and
+ * removes them together (rebuild deletes the postings explicitly).
+ */
+const INGEST_WRITE_PATH_DDL = [
+  `DROP INDEX IF EXISTS pc_entry_versions_search`,
+  `ALTER TABLE pc_lexical_postings DROP CONSTRAINT IF EXISTS pc_lexical_postings_projection_id_fkey`,
+];
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -119,6 +131,11 @@ const migrations: Record<string, Migration> = {
   '0002_contextual_lexical_index': {
     async up(db: Kysely<unknown>) {
       for (const statement of CONTEXTUAL_INDEX_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0006_ingest_write_path': {
+    async up(db: Kysely<unknown>) {
+      for (const statement of INGEST_WRITE_PATH_DDL) await sql.raw(statement).execute(db);
     },
   },
 };
