@@ -108,13 +108,13 @@ describe('MemoryService.import', () => {
 
   it('names unknown fields and non-object lines', async () => {
     const { service } = setup();
-    const unknown = await service
+    const unknown = (await service
       .import('s', [{ line: 3, entry: { text: 'x', colour: 'red' } }])
-      .catch((caught: unknown) => caught as InvalidImportLineError);
+      .catch((caught: unknown) => caught)) as InvalidImportLineError;
     expect(unknown.issues).toEqual([{ field: 'colour', rule: 'is not a known field' }]);
-    const scalar = await service
+    const scalar = (await service
       .import('s', [{ line: 4, entry: 'just text' }])
-      .catch((caught: unknown) => caught as InvalidImportLineError);
+      .catch((caught: unknown) => caught)) as InvalidImportLineError;
     expect(scalar.line).toBe(4);
     expect(scalar.issues[0]?.field).toBe('(entry)');
     expect(await service.list('s')).toMatchObject({ memory: undefined, entries: [] });
@@ -143,5 +143,20 @@ describe('MemoryService.import', () => {
       { line: 3, entry: { text: 'other' } },
     ]);
     expect(summary).toMatchObject({ entries: 3, created: 2, duplicates: 1, batches: 1 });
+  });
+});
+
+describe('MemoryService.import with reader issues', () => {
+  it('fails the batch of a record whose reader found a problem, naming its line', async () => {
+    const { service } = setup();
+    const error = (await service
+      .import('s', [
+        { line: 1, entry: { text: 'fine' } },
+        { line: 2, entry: undefined, issues: [{ field: '(line)', rule: 'must be one JSON object' }] },
+      ])
+      .catch((caught: unknown) => caught)) as InvalidImportLineError;
+    expect(error).toBeInstanceOf(InvalidImportLineError);
+    expect([error.line, error.issues]).toEqual([2, [{ field: '(line)', rule: 'must be one JSON object' }]]);
+    expect(await service.list('s')).toMatchObject({ memory: undefined, entries: [] });
   });
 });

@@ -4,7 +4,7 @@ import {
   rememberEntrySchema,
 } from '../domain/memory-entry.js';
 import type { MemoryRef } from '../domain/memory-ref.js';
-import { ValidationError } from '../errors/validation-error.js';
+import { type FieldIssue, ValidationError } from '../errors/validation-error.js';
 import type { RememberResult } from './memory-service.js';
 
 /** One entry to import and where it came from (its line in a file), reported with its errors. */
@@ -13,6 +13,11 @@ export interface ImportRecord {
   line: number;
   /** The entry as `remember` takes it; checked before anything of its batch is written. */
   entry: RememberEntryInput | unknown;
+  /**
+   * Problems the reader found before the entry could be built (e.g. the line is not JSON, or breaks
+   * the file format's own shape); the record fails like an entry that breaks a rule.
+   */
+  issues?: readonly FieldIssue[];
 }
 
 export const IMPORT_DEFAULT_BATCH_SIZE = 500;
@@ -120,6 +125,9 @@ export async function importEntries(
 
 /** The record's entry, checked by remember's own rules; a failure names the line and the field. */
 function checkRecord(record: ImportRecord, stored: ImportProgress): RememberEntryInput {
+  if (record.issues && record.issues.length > 0) {
+    throw new InvalidImportLineError(record.line, record.issues, { ...stored });
+  }
   const result = rememberEntrySchema.safeParse(record.entry);
   if (result.success) return record.entry as RememberEntryInput;
   throw new InvalidImportLineError(
