@@ -118,6 +118,25 @@ export async function openIngestFloor(
   const config = (
     await client.query<{ value: string }>(`SELECT value FROM pc_settings WHERE key = 'text_search_config'`)
   )[0]!.value;
+  // The vectors go in as the column's own type (a migration may change it, e.g. to sparsevec).
+  const vectorType = (
+    await client.query<{ type: string }>(
+      `SELECT format_type(a.atttypid, NULL) AS type FROM pg_attribute a
+     WHERE a.attrelid = 'pc_embeddings'::regclass AND a.attname = 'embedding'`,
+    )
+  )[0]!.type;
+  if (!['vector', 'halfvec', 'sparsevec'].includes(vectorType)) {
+    throw new Error(`the floor does not know the embedding column type ${vectorType}`);
+  }
+  const literalOf = (v: readonly number[]) =>
+    vectorType === 'sparsevec'
+      ? `{${v.flatMap((value, index) => (value === 0 ? [] : [`${index + 1}:${value}`])).join(',')}}/${v.length}`
+      : `[${v.join(',')}]`;
+  // Per-scope search statistics, when the schema keeps them: the floor keeps them too (one row each).
+  const statistics =
+    (
+      await client.query<{ found: boolean }>(`SELECT to_regclass('pc_scope_statistics') IS NOT NULL AS found`)
+    )[0]?.found === true;
   const heads = new Map<string, { artifactId: string; revision: number }>();
   let entries = 0;
   let milliseconds = 0;
@@ -151,7 +170,7 @@ export async function openIngestFloor(
           }
         }
       }
-      const vectorArray = `{${vectors.map((v) => `"[${v.join(',')}]"`).join(',')}}`;
+      const vectorArray = `{${vectors.map((v) => `"${literalOf(v)}"`).join(',')}}`;
       const head = heads.get(scopeId);
       const revision = (head?.revision ?? 0) + 1;
       const artifactId = head?.artifactId ?? randomUUID();
@@ -229,9 +248,26 @@ export async function openIngestFloor(
         );
         await client.query(
           `INSERT INTO pc_embeddings (entry_version_id, profile_id, scope_id, embedding)
-           SELECT e.id, $2, $3, e.embedding FROM unnest($1::uuid[], $4::vector[]) AS e(id, embedding)`,
+           SELECT e.id, $2, $3, e.embedding FROM unnest($1::uuid[], $4::${vectorType}[]) AS e(id, embedding)`,
           [ids, profileId, scopeId, vectorArray],
         );
+        if (statistics) {
+          await client.query(
+            `INSERT INTO pc_scope_statistics AS s (scope_id, revision, projections, projection_length, active_entries)
+             SELECT $1, $2, count(*), sum(p.lexical_length), count(*) FROM pc_lexical_projections p
+             WHERE p.scope_id = $1 AND p.revision = $2
+             ON CONFLICT (scope_id) DO UPDATE SET revision = excluded.revision,
+               projections = s.projections + excluded.projections,
+               projection_length = s.projection_length + excluded.projection_length,
+               active_entries = s.active_entries + excluded.active_entries`,
+            [scopeId, revision],
+          );
+          await client.query(
+            `INSERT INTO pc_scope_vector_statistics AS s (scope_id, profile_id, revision, missing) VALUES ($1, $2, $3, 0)
+             ON CONFLICT (scope_id, profile_id) DO UPDATE SET revision = excluded.revision`,
+            [scopeId, profileId, revision],
+          );
+        }
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');

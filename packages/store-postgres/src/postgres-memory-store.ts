@@ -34,7 +34,7 @@ import {
   visibleAt,
 } from './entry-version-row.js';
 import { guardStoreErrors } from './store-errors.js';
-import { toVectorLiteral, vectorArrayLiteral } from './vector-literal.js';
+import { quotedArrayLiteral, toVectorLiteral } from './vector-literal.js';
 
 export interface PostgresMemoryStoreOptions {
   db: Kysely<Database>;
@@ -230,7 +230,7 @@ export class PostgresMemoryStore implements MemoryStore {
       INSERT INTO pc_embeddings (entry_version_id, profile_id, scope_id, embedding)
       SELECT e.entry_version_id, e.profile_id, ${scopeId}, e.embedding
       FROM unnest(${embeddings.map((e) => e.entryVersionId)}::uuid[], ${embeddings.map((e) => e.profileId)}::text[],
-        ${vectorArrayLiteral(embeddings.map((e) => e.vector))}::vector[]) AS e(entry_version_id, profile_id, embedding)
+        ${quotedArrayLiteral(embeddings.map((e) => toVectorLiteral(e.vector)))}::vector[]) AS e(entry_version_id, profile_id, embedding)
       ON CONFLICT (entry_version_id, profile_id) DO NOTHING`.execute(db);
   }
 

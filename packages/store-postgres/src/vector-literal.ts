@@ -9,10 +9,11 @@ export function toVectorLiteral(vector: readonly number[]): string {
 }
 
 /**
- * Vectors as one PostgreSQL array literal, for a `::vector[]` cast: each element quoted (a vector's
- * text holds only digits, signs, dots, exponents, commas and brackets, so nothing needs escaping).
- * Built here rather than by the driver, since drivers differ in how they quote array elements.
+ * Literals as one PostgreSQL array literal, for a cast such as `::vector[]`: each element quoted. For
+ * vector literals only (digits, signs, dots, exponents, commas, colons, slashes, brackets and braces:
+ * nothing that needs escaping inside double quotes). Built here rather than by the driver, since
+ * drivers differ in how they quote array elements.
  */
-export function vectorArrayLiteral(vectors: readonly (readonly number[])[]): string {
-  return `{${vectors.map((vector) => `"${toVectorLiteral(vector)}"`).join(',')}}`;
+export function quotedArrayLiteral(literals: readonly string[]): string {
+  return `{${literals.map((literal) => `"${literal}"`).join(',')}}`;
 }
