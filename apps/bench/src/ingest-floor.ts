@@ -13,7 +13,7 @@ import {
 } from '@powercontext/memory-core';
 import { createRuntime } from '@powercontext/runtime';
 import pg from 'pg';
-import { z } from 'zod';
+import type { IngestFloorResult } from './ingest-floor-report.js';
 import { perSecond, round } from './measure.js';
 import type { StoreKind } from './scale-args.js';
 import { createThrowawayDatabase } from './throwaway-database.js';
@@ -28,15 +28,6 @@ import { createThrowawayDatabase } from './throwaway-database.js';
  * embedder, computed before the clock starts (the product's figure includes embedding: the embedder's
  * own cost is its row in the ingest table).
  */
-
-export const ingestFloorSchema = z.strictObject({
-  entries: z.int().min(0),
-  seconds: z.number().min(0),
-  entries_per_second: z.number().min(0),
-  /** The product's entries/s over the floor's, the same batches interleaved (1 = at the floor). */
-  product_ratio: z.number().min(0),
-});
-export type IngestFloorResult = z.infer<typeof ingestFloorSchema>;
 
 /** One entry as the benchmark hands it to remember. */
 export interface FloorEntry {
@@ -291,36 +282,4 @@ export async function openIngestFloor(
       await cleanup();
     },
   };
-}
-
-/** The ingest floor table of scale.md: product against floor per store and size. */
-export function ingestFloorTable(
-  sizes: readonly {
-    entries: number;
-    stores: readonly (
-      | {
-          measured: true;
-          store: string;
-          ingest: { entries_per_second: number };
-          ingest_floor?: IngestFloorResult;
-        }
-      | { measured: false }
-    )[];
-  }[],
-): string[] {
-  const lines = [
-    '| entries | store | product entries/s | floor entries/s | product/floor |',
-    '|---:|---|---:|---:|---:|',
-  ];
-  for (const size of sizes) {
-    for (const store of size.stores) {
-      if (!store.measured || !store.ingest_floor) continue;
-      const floor = store.ingest_floor;
-      lines.push(
-        `| ${size.entries.toLocaleString('en-US')} | ${store.store} | ${store.ingest.entries_per_second.toFixed(0)} | ` +
-          `${floor.entries_per_second.toFixed(0)} | ${floor.product_ratio.toFixed(2)} |`,
-      );
-    }
-  }
-  return lines.length > 2 ? lines : [];
 }

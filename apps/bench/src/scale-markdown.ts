@@ -1,4 +1,4 @@
-import { ingestFloorTable } from './ingest-floor.js';
+import { ingestFloorTable } from './ingest-floor-report.js';
 import type { Latency, PeerResult, ScaleReport, SizeResult, StoreResult } from './scale-report.js';
 import { SEARCH_MODES } from './scale-report.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ingestFloorSchema } from './ingest-floor.js';
+import { ingestFloorSchema } from './ingest-floor-report.js';
 
 /**
  * The documented format of `<out>/scale.json`, the scale benchmark's result. The benchmark validates

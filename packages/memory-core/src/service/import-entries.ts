@@ -5,7 +5,6 @@ import {
 } from '../domain/memory-entry.js';
 import type { MemoryRef } from '../domain/memory-ref.js';
 import { type FieldIssue, ValidationError } from '../errors/validation-error.js';
-import type { RememberResult } from './memory-service.js';
 
 /** One entry to import and where it came from (its line in a file), reported with its errors. */
 export interface ImportRecord {
@@ -21,6 +20,12 @@ export interface ImportRecord {
 }
 
 export const IMPORT_DEFAULT_BATCH_SIZE = 500;
+
+/** What an import needs of a remember call's answer. */
+interface RememberedBatch {
+  memory: MemoryRef;
+  entries: readonly { status: 'created' | 'duplicate' | 'unchanged' }[];
+}
 
 export interface ImportOptions {
   /** Entries per remember call (one revision each), 1..REMEMBER_MAX_ENTRIES; default 500. */
@@ -74,7 +79,7 @@ export class InvalidImportLineError extends ValidationError {
  * text among the scope's active entries), like any remember.
  */
 export async function importEntries(
-  remember: (entries: RememberEntryInput[]) => Promise<RememberResult>,
+  remember: (entries: RememberEntryInput[]) => Promise<RememberedBatch>,
   records: AsyncIterable<ImportRecord> | Iterable<ImportRecord>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
