@@ -122,26 +122,27 @@ export class PostgresMemoryStore implements MemoryStore {
     projection: LexicalProjectionPolicy,
   ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }> {
     const revision = expectedRevision + 1;
-    let artifact = artifactId;
-    if (artifact === undefined) {
-      const created = await trx
-        .insertInto('pc_memories')
-        .values({ scope_id: scopeId, artifact_id: crypto.randomUUID(), head_revision: revision })
-        .onConflict((conflict) => conflict.doNothing())
-        .returning('artifact_id')
-        .executeTakeFirst();
-      if (!created) throw new RevisionConflictError(scopeId, expectedRevision);
-      artifact = created.artifact_id;
-    } else {
-      const moved = await trx
-        .updateTable('pc_memories')
-        .set({ head_revision: revision })
-        .where('scope_id', '=', scopeId)
-        .where('head_revision', '=', expectedRevision)
-        .executeTakeFirst();
-      if (moved.numUpdatedRows !== 1n) throw new RevisionConflictError(scopeId, expectedRevision);
-    }
-    await trx.insertInto('pc_revisions').values({ artifact_id: artifact, revision, operation }).execute();
+    // The head moves (or the memory is created) and the revision is recorded in one round trip; no
+    // row back means another writer won the compare-and-swap.
+    const { rows: headRows } = await (artifactId === undefined
+      ? sql<{ artifact_id: string }>`
+          WITH created AS (
+            INSERT INTO pc_memories (scope_id, artifact_id, head_revision)
+            VALUES (${scopeId}, ${crypto.randomUUID()}::uuid, ${revision})
+            ON CONFLICT DO NOTHING RETURNING artifact_id
+          )
+          INSERT INTO pc_revisions (artifact_id, revision, operation)
+          SELECT c.artifact_id, ${revision}, ${operation} FROM created c RETURNING artifact_id`
+      : sql<{ artifact_id: string }>`
+          WITH moved AS (
+            UPDATE pc_memories SET head_revision = ${revision}
+            WHERE scope_id = ${scopeId} AND head_revision = ${expectedRevision} RETURNING artifact_id
+          )
+          INSERT INTO pc_revisions (artifact_id, revision, operation)
+          SELECT m.artifact_id, ${revision}, ${operation} FROM moved m RETURNING artifact_id`
+    ).execute(trx);
+    const artifact = headRows[0]?.artifact_id;
+    if (artifact === undefined) throw new RevisionConflictError(scopeId, expectedRevision);
 
     const superseded = versions.flatMap((v) => (v.previousVersionId ? [v.previousVersionId] : []));
     if (superseded.length > 0) {
@@ -186,18 +187,20 @@ export class PostgresMemoryStore implements MemoryStore {
         .where('superseded_revision', 'is', null)
         .execute();
     }
-    const planned = await this.#planProjections(trx, scopeId, projection, {
+    const { planned, replaced } = await this.#planProjections(trx, scopeId, projection, {
       sourceIds: [...new Set(versions.flatMap((v) => (v.position ? [v.position.sourceId] : [])))],
       unpositioned: versions.filter((v) => v.state === 'active' && !v.position).map((v) => v.entryVersionId),
     });
     if (planned.length > 0) {
-      const ids = planned.map((p) => p.entryVersionId);
-      await trx
-        .updateTable('pc_lexical_projections')
-        .set({ superseded_revision: revision })
-        .where('entry_version_id', 'in', ids)
-        .where('superseded_revision', 'is', null)
-        .execute();
+      // Only re-projected versions have a current projection to supersede; new versions have none.
+      if (replaced.length > 0) {
+        await trx
+          .updateTable('pc_lexical_projections')
+          .set({ superseded_revision: revision })
+          .where('entry_version_id', 'in', replaced)
+          .where('superseded_revision', 'is', null)
+          .execute();
+      }
       await insertProjections(
         trx,
         scopeId,
@@ -265,29 +268,41 @@ export class PostgresMemoryStore implements MemoryStore {
     scopeId: string,
     projection: LexicalProjectionPolicy,
     touched: { sourceIds: readonly string[]; unpositioned: readonly string[] } | 'all',
-  ): Promise<PlannedProjection[]> {
+  ): Promise<{ planned: PlannedProjection[]; replaced: string[] }> {
     type MemberRow = {
       entry_id: string;
       entry_version_id: string;
       position_source: string | null;
       position_order: number[] | string | null;
+      policy_id: string | null;
+      context: unknown;
     };
+    // Each member comes with its current projection (if any) in the same read.
     const head = sql`v.scope_id = ${scopeId} AND v.superseded_revision IS NULL AND v.state = 'active'`;
+    const members = sql`
+      SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order, p.policy_id, p.context
+      FROM pc_entry_versions v
+      LEFT JOIN pc_lexical_projections p ON p.entry_version_id = v.entry_version_id AND p.superseded_revision IS NULL`;
     const { rows } =
       touched === 'all'
-        ? await sql<MemberRow>`
-            SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order FROM pc_entry_versions v
-            WHERE ${head}`.execute(db)
+        ? await sql<MemberRow>`${members} WHERE ${head}`.execute(db)
         : touched.sourceIds.length === 0
           ? { rows: [] as MemberRow[] }
-          : await sql<MemberRow>`
-              SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order FROM pc_entry_versions v
+          : await sql<MemberRow>`${members}
               WHERE ${head} AND v.position_source IS NOT NULL
                 AND v.position_source = ANY(${[...touched.sourceIds]}::text[])`.execute(db);
     const sources = new Map<string, { entryId: string; entryVersionId: string; order: number[] }[]>();
-    // A write names its new unpositioned versions; a rebuild finds them among the head's rows.
+    // A write names its new unpositioned versions (they have no projection yet); a rebuild finds them
+    // among the head's rows.
     const unpositioned = touched === 'all' ? [] : [...touched.unpositioned];
+    const currentById = new Map<string, { policyId: string; context: ProjectionNeighbour[] }>();
     for (const row of rows) {
+      if (row.policy_id !== null) {
+        currentById.set(row.entry_version_id, {
+          policyId: row.policy_id,
+          context: parseJsonValue(row.context) as ProjectionNeighbour[],
+        });
+      }
       if (row.position_source === null || row.position_order === null) {
         unpositioned.push(row.entry_version_id);
         continue;
@@ -300,23 +315,16 @@ export class PostgresMemoryStore implements MemoryStore {
       });
       sources.set(row.position_source, list);
     }
-    const ids = [...[...sources.values()].flat().map((m) => m.entryVersionId), ...unpositioned];
-    if (ids.length === 0) return [];
-    const { rows: current } = await sql<{ entry_version_id: string; policy_id: string; context: unknown }>`
-      SELECT p.entry_version_id, p.policy_id, p.context FROM pc_lexical_projections p
-      WHERE p.entry_version_id = ANY(${ids}::uuid[]) AND p.superseded_revision IS NULL`.execute(db);
-    const currentById = new Map(
-      current.map((row) => [
-        row.entry_version_id,
-        { policyId: row.policy_id, context: parseJsonValue(row.context) as ProjectionNeighbour[] },
-      ]),
-    );
-    return planProjections({
+    const planned = planProjections({
       policy: projection,
       sources,
       unpositioned,
       current: (id) => currentById.get(id),
     });
+    return {
+      planned,
+      replaced: planned.flatMap((p) => (currentById.has(p.entryVersionId) ? [p.entryVersionId] : [])),
+    };
   }
 
   lexicalProjectionState(
@@ -350,7 +358,7 @@ export class PostgresMemoryStore implements MemoryStore {
           .forUpdate()
           .executeTakeFirst();
         if (!memory) return 0;
-        const planned = await this.#planProjections(trx, scopeId, projection, 'all');
+        const { planned } = await this.#planProjections(trx, scopeId, projection, 'all');
         if (planned.length === 0) return 0;
         // Rebuilt in place: each new projection keeps the revision range of the one it replaces,
         // since the memory itself did not change.
