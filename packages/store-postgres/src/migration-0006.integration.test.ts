@@ -113,11 +113,12 @@ describe('migration 0006 (ingest write path) on data written before it', () => {
          WHERE NOT EXISTS (SELECT 1 FROM pc_lexical_projections p WHERE p.projection_id = l.projection_id)`,
       );
       expect(orphans.rows[0]?.n).toBe(0);
-      const gone = await pglite.query<{ index: string | null; key: number }>(
+      const gone = await pglite.query<{ index: string | null; byProjection: string | null; key: number }>(
         `SELECT to_regclass('pc_entry_versions_search')::text AS index,
+           to_regclass('pc_lexical_postings_projection')::text AS "byProjection",
            (SELECT count(*)::int FROM pg_constraint WHERE conname = 'pc_lexical_postings_projection_id_fkey') AS key`,
       );
-      expect(gone.rows[0]).toEqual({ index: null, key: 0 });
+      expect(gone.rows[0]).toEqual({ index: null, byProjection: null, key: 0 });
     } finally {
       await pglite.close();
       release();

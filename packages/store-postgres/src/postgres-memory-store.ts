@@ -362,10 +362,11 @@ export class PostgresMemoryStore implements MemoryStore {
         if (planned.length === 0) return 0;
         // Rebuilt in place: each new projection keeps the revision range of the one it replaces,
         // since the memory itself did not change.
-        // Postings first: they name their projection without a foreign key (migration 0006).
+        // Postings first: they name their projection without a foreign key (migration 0006), and are
+        // found through the scope prefix of their primary key.
         await sql`
           DELETE FROM pc_lexical_postings l USING pc_lexical_projections p
-          WHERE l.projection_id = p.projection_id
+          WHERE l.scope_id = ${scopeId} AND l.projection_id = p.projection_id
             AND p.entry_version_id = ANY(${planned.map((p) => p.entryVersionId)}::uuid[]) AND p.superseded_revision IS NULL`.execute(
           trx,
         );

@@ -110,11 +110,14 @@ const CONTEXTUAL_INDEX_DDL = [
  * uses. The GIN index over `search_vector` served no statement (the lexical channel reads the
  * postings); the postings' foreign key to their projection cost one trigger call per postings row
  * (about 50 per entry) although the store writes a projection and its postings in one statement and
- * removes them together (rebuild deletes the postings explicitly).
+ * removes them together (rebuild deletes the postings explicitly); the index of postings by projection
+ * served only that key and the rebuild, which now finds a scope's postings through the primary key's
+ * scope prefix. Each postings row now updates one index instead of two.
  */
 const INGEST_WRITE_PATH_DDL = [
   `DROP INDEX IF EXISTS pc_entry_versions_search`,
   `ALTER TABLE pc_lexical_postings DROP CONSTRAINT IF EXISTS pc_lexical_postings_projection_id_fkey`,
+  `DROP INDEX IF EXISTS pc_lexical_postings_projection`,
 ];
 
 /**
