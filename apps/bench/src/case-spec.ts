@@ -25,6 +25,8 @@ export interface StoreCaseSpec extends CorpusSpec {
   store: StoreKind;
   concurrency: number[];
   rerank: boolean;
+  /** Also write every batch to the ingest floor (ingest-floor.ts) and report product/floor. */
+  ingestFloor: boolean;
   /** Admin URL of the PostgreSQL server (postgres store only). */
   databaseUrl: string;
 }

@@ -31,6 +31,7 @@ describe('parseScaleArgs', () => {
         'tmp/results',
         '--no-peers',
         '--no-rerank',
+        '--no-ingest-floor',
       ],
       {},
     );
@@ -44,7 +45,9 @@ describe('parseScaleArgs', () => {
       out: 'tmp/results',
       peers: false,
       rerank: false,
+      ingestFloor: false,
     });
+    expect(parseScaleArgs([], {})).toMatchObject({ ingestFloor: true });
   });
 
   it('takes the admin database URL from POWERCONTEXT_TEST_DATABASE_URL unless --database-url is given', () => {

@@ -19,6 +19,8 @@ export interface ScaleArgs {
   databaseUrl: string;
   peers: boolean;
   rerank: boolean;
+  /** Write every batch to the ingest floor too (ingest-floor.ts). */
+  ingestFloor: boolean;
 }
 
 /** The admin URL the PostgreSQL tests use too; the benchmark only creates and drops its own databases there. */
@@ -36,6 +38,7 @@ export const DEFAULT_SCALE_ARGS: Omit<ScaleArgs, 'databaseUrl'> = {
   out: 'bench-results',
   peers: true,
   rerank: true,
+  ingestFloor: true,
 };
 
 /** The largest corpus the benchmark generates (the generator holds it in memory). */
@@ -54,6 +57,7 @@ export const SCALE_USAGE = `Usage: pnpm bench [options]
                         postgres://postgres@127.0.0.1:5432/postgres)
   --no-peers            skip MiniSearch and Orama
   --no-rerank           skip the rerank-stage overhead run (instant fake reranker)
+  --no-ingest-floor     skip the ingest floor (the same batches through hand-written SQL, interleaved)
   --help                print this help`;
 
 function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -81,7 +85,7 @@ function stores(value: string): StoreKind[] {
   });
 }
 
-const BOOLEAN_FLAGS = new Set(['--no-peers', '--no-rerank']);
+const BOOLEAN_FLAGS = new Set(['--no-peers', '--no-rerank', '--no-ingest-floor']);
 
 /** Parses `--flag value` and `--flag=value`; a leading `--` (as pnpm may pass it) is skipped. */
 export function parseScaleArgs(
@@ -132,6 +136,9 @@ export function parseScaleArgs(
         break;
       case '--no-rerank':
         args.rerank = false;
+        break;
+      case '--no-ingest-floor':
+        args.ingestFloor = false;
         break;
       default:
         throw new ArgsError(`unknown option ${flag}`);

@@ -59,6 +59,7 @@ async function runSize(args: ScaleArgs, entries: number, identity: { retrievalPo
       store,
       concurrency: args.concurrency,
       rerank: args.rerank,
+      ingestFloor: args.ingestFloor,
       databaseUrl: args.databaseUrl,
       ...common,
     };

@@ -1,3 +1,4 @@
+import { ingestFloorTable } from './ingest-floor-report.js';
 import type { Latency, PeerResult, ScaleReport, SizeResult, StoreResult } from './scale-report.js';
 import { SEARCH_MODES } from './scale-report.js';
 
@@ -38,6 +39,23 @@ function ingestTable(report: ScaleReport): string[] {
     }
   }
   return lines;
+}
+
+/** Product against the ingest floor (ingest-floor.ts), when the run measured it. */
+function ingestFloorSection(report: ScaleReport): string[] {
+  const table = ingestFloorTable(report.sizes);
+  if (table.length === 0) return [];
+  return [
+    '### Ingest floor',
+    '',
+    'The same batches written by hand-written batched SQL (one transaction per batch: entry versions with their ' +
+      'tsvector, projections with neighbour context and their postings, vectors) into a fresh database of the same ' +
+      "store with the product's tables and indexes, each batch right after the product's, so both see the same load. " +
+      "The floor's vectors are computed before its clock starts; the product's entries/s includes embedding.",
+    '',
+    ...table,
+    '',
+  ];
 }
 
 function searchTable(report: ScaleReport): string[] {
@@ -176,6 +194,7 @@ export function scaleMarkdown(report: ScaleReport): string {
     '',
     ...ingestTable(report),
     '',
+    ...ingestFloorSection(report),
     '## Search latency (one client)',
     '',
     ...searchTable(report),

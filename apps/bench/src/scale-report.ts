@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ingestFloorSchema } from './ingest-floor-report.js';
 
 /**
  * The documented format of `<out>/scale.json`, the scale benchmark's result. The benchmark validates
@@ -80,6 +81,8 @@ export const storeResultSchema = z.strictObject({
   store: z.enum(['pglite', 'postgres']),
   measured: z.literal(true),
   ingest: ingestSchema,
+  /** Hand-written batched SQL writing the same rows, interleaved batch by batch (ingest-floor.ts). */
+  ingest_floor: ingestFloorSchema.optional(),
   search: z.strictObject({ fts: modeLatencySchema, vector: modeLatencySchema, hybrid: modeLatencySchema }),
   throughput: z.array(throughputSchema),
   rerank_overhead: rerankOverheadSchema.optional(),

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createProgressBar } from '@powercontext/cli-support';
+import { createLocalEmbedder } from '@powercontext/embedder-local';
 import type { MemoryReranker } from '@powercontext/memory-core';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import {
@@ -13,6 +14,7 @@ import {
   WARMUP_QUERIES,
 } from './case-spec.js';
 import { runConcurrentClients } from './concurrent-clients.js';
+import { type FloorEntry, type IngestFloor, openIngestFloor } from './ingest-floor.js';
 import { createInstantReranker } from './instant-reranker.js';
 import { yieldToEventLoop } from './interrupts.js';
 import { latencyOf, megabytes, peakRssMb, perSecond, round } from './measure.js';
@@ -87,39 +89,47 @@ interface Workload {
   label: string;
 }
 
-async function ingest(runtime: Runtime, work: Workload): Promise<StoreResult['ingest']> {
+/**
+ * Remembers the corpus in batches of REMEMBER_BATCH_SIZE, timing the remember calls. With a floor,
+ * each batch is then written to the floor too (ingest-floor.ts), so both see the same load.
+ */
+async function ingest(runtime: Runtime, work: Workload, floor?: IngestFloor): Promise<StoreResult['ingest']> {
   const { entries, spec } = work;
-  const bar = createProgressBar(`${work.label} remember`, entries.length);
+  const bar = createProgressBar(`${work.label} remember${floor ? ' + floor' : ''}`, entries.length);
   bar.update(0);
+  const embedder = floor ? createLocalEmbedder() : undefined;
   let done = 0;
   let created = 0;
-  const started = performance.now();
+  let milliseconds = 0;
   for (let scope = 0; scope < spec.scopes; scope++) {
     const memory = runtime.memory.forScope(scopeName(scope));
     const indexes: number[] = [];
     for (let index = scope; index < entries.length; index += spec.scopes) indexes.push(index);
     for (let start = 0; start < indexes.length; start += REMEMBER_BATCH_SIZE) {
-      const batch = indexes.slice(start, start + REMEMBER_BATCH_SIZE);
-      const result = await memory.remember({
-        entries: batch.map((index, offset) => ({
-          text: entries[index]!.text,
-          kind: 'turn',
-          sources: [{ sourceId: 'synthetic-corpus', locator: `E${index}` }],
-          // The scope's entries form conversations of TURNS_PER_CONVERSATION turns, in order, so the
-          // lexical index carries neighbour context (RFC 0007) as a chat memory's would.
-          position: {
-            sourceId: `conversation-${Math.floor((start + offset) / TURNS_PER_CONVERSATION)}`,
-            order: (start + offset) % TURNS_PER_CONVERSATION,
-          },
-        })),
-      });
+      const batch: FloorEntry[] = indexes.slice(start, start + REMEMBER_BATCH_SIZE).map((index, offset) => ({
+        text: entries[index]!.text,
+        kind: 'turn',
+        sources: [{ sourceId: 'synthetic-corpus', locator: `E${index}` }],
+        // The scope's entries form conversations of TURNS_PER_CONVERSATION turns, in order, so the
+        // lexical index carries neighbour context (RFC 0007) as a chat memory's would.
+        position: {
+          sourceId: `conversation-${Math.floor((start + offset) / TURNS_PER_CONVERSATION)}`,
+          order: (start + offset) % TURNS_PER_CONVERSATION,
+        },
+      }));
+      const started = performance.now();
+      const result = await memory.remember({ entries: batch });
+      milliseconds += performance.now() - started;
       created += result.entries.filter((item) => item.status === 'created').length;
+      if (floor && embedder) {
+        const vectors = await embedder.embed(batch.map((entry) => entry.text));
+        await floor.write(scopeName(scope), batch, vectors);
+      }
       done += batch.length;
       bar.update(done);
       await yieldToEventLoop();
     }
   }
-  const milliseconds = performance.now() - started;
   return {
     entries: entries.length,
     created,
@@ -249,6 +259,7 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
     const runtime = await createRuntime({ env: store.env });
     let outcome: Omit<StoreCaseOutcome, 'result'>;
     let measured: Pick<StoreResult, 'ingest' | 'search' | 'throughput' | 'search_floor'>;
+    let ingestFloor: StoreResult['ingest_floor'];
     try {
       const capabilities = runtime.capabilities();
       if (capabilities.store !== spec.store)
@@ -257,11 +268,20 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
         embeddingProfile: capabilities.embeddingProfile.id,
         retrievalPolicy: capabilities.retrievalPolicyId,
       };
-      const ingested = await ingest(runtime, work);
+      const floor = spec.ingestFloor
+        ? await openIngestFloor(spec.store, spec.databaseUrl, retrievalEnv())
+        : undefined;
+      let ingested: StoreResult['ingest'];
+      try {
+        ingested = await ingest(runtime, work, floor);
+        if (floor) ingestFloor = floor.result(ingested.entries_per_second);
+      } finally {
+        await floor?.close();
+      }
       const search = {} as StoreResult['search'];
       for (const mode of SEARCH_MODES) search[mode] = await sequentialLatency(runtime, work, mode);
       const databaseUrl = store.env.POWERCONTEXT_SERVER_DATABASE_URL;
-      const floor = databaseUrl
+      const searchFloor = databaseUrl
         ? await measureSearchFloor(runtime, databaseUrl, work.queries, SEARCH_MODES, work.label)
         : undefined;
       const runs: Throughput[] = [];
@@ -276,7 +296,12 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
           bar.update(runs.length);
         }
       }
-      measured = { ingest: ingested, search, throughput: runs, ...(floor ? { search_floor: floor } : {}) };
+      measured = {
+        ingest: ingested,
+        search,
+        throughput: runs,
+        ...(searchFloor ? { search_floor: searchFloor } : {}),
+      };
     } finally {
       await runtime.close();
     }
@@ -286,6 +311,7 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
       store: spec.store,
       measured: true,
       ...measured,
+      ...(ingestFloor ? { ingest_floor: ingestFloor } : {}),
       ...(overhead ? { rerank_overhead: overhead } : {}),
       peak_rss_mb: peakRssMb(),
       storage_mb: megabytes(storageBytes),

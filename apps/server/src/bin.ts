@@ -7,7 +7,7 @@ const USAGE = `Usage: powercontext <command>
 
   server run          serve the HTTP v1 API and the MCP endpoint
   mcp                 serve MCP over stdio
-  memory <command>    remember, search, list, get, forget, reembed
+  memory <command>    remember, search, list, get, forget, reembed, import
 
 Run a command with --help for its options.`;
 

@@ -113,6 +113,15 @@ export { assertRerankBounds, RERANK_MAX_CANDIDATES, RERANK_MAX_LIMIT } from './r
 export { type RerankFailurePolicy, RerankStage, type RerankStageOptions } from './rerank/rerank-stage.js';
 export { coarseFallbackRanks, type RankSelection, selectRanks } from './rerank/select-ranks.js';
 export { validateDecision } from './rerank/validate-decision.js';
+export {
+  IMPORT_DEFAULT_BATCH_SIZE,
+  type ImportOptions,
+  type ImportProgress,
+  type ImportRecord,
+  type ImportSummary,
+  InvalidImportLineError,
+  importEntries,
+} from './service/import-entries.js';
 export { KeyedMutex } from './service/keyed-mutex.js';
 export {
   type ChangesPage,

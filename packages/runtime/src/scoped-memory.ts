@@ -7,6 +7,9 @@ import type {
   EntryVersion,
   EntryWriteResult,
   GetEntryRequest,
+  ImportOptions,
+  ImportRecord,
+  ImportSummary,
   ListChangesRequest,
   ListEntriesRequest,
   MemoryRef,
@@ -44,6 +47,14 @@ export interface ScopedMemory {
   /** The assembly step of `prepareContext` alone, over the result of an earlier `search` with `request.query`. */
   assembleContext(request: AssembleSearchRequest, result: SearchResult): Promise<AssemblyReport>;
   resolveCitation(citation: Citation): Promise<ResolvedCitation>;
+  /**
+   * Streams entries in batches of `remember` (default 500, one revision each); every batch is checked
+   * completely before any of it is written, and a re-run after an interruption stores nothing twice.
+   */
+  import(
+    records: AsyncIterable<ImportRecord> | Iterable<ImportRecord>,
+    options?: ImportOptions,
+  ): Promise<ImportSummary>;
 }
 
 export function scopedMemory(service: MemoryService, scopeId: string): ScopedMemory {
@@ -60,5 +71,6 @@ export function scopedMemory(service: MemoryService, scopeId: string): ScopedMem
     prepareContext: (request, options) => prepareContext(service, scopeId, request, options),
     assembleContext: (request, result) => assembleSearchResult(service, scopeId, request, result),
     resolveCitation: (citation) => service.resolveCitation(scopeId, citation),
+    import: (records, options) => service.import(scopeId, records, options),
   };
 }

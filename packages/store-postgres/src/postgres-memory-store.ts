@@ -37,7 +37,7 @@ import {
 import { executePrepared } from './prepared.js';
 import { advanceStatistics, recountLexicalStatistics, subtractEmbedded } from './search-statistics.js';
 import { guardStoreErrors } from './store-errors.js';
-import { toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
+import { quotedArrayLiteral, toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
 
 export interface PostgresMemoryStoreOptions {
   db: Kysely<Database>;
@@ -134,26 +134,27 @@ export class PostgresMemoryStore implements MemoryStore {
     projection: LexicalProjectionPolicy,
   ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }> {
     const revision = expectedRevision + 1;
-    let artifact = artifactId;
-    if (artifact === undefined) {
-      const created = await trx
-        .insertInto('pc_memories')
-        .values({ scope_id: scopeId, artifact_id: crypto.randomUUID(), head_revision: revision })
-        .onConflict((conflict) => conflict.doNothing())
-        .returning('artifact_id')
-        .executeTakeFirst();
-      if (!created) throw new RevisionConflictError(scopeId, expectedRevision);
-      artifact = created.artifact_id;
-    } else {
-      const moved = await trx
-        .updateTable('pc_memories')
-        .set({ head_revision: revision })
-        .where('scope_id', '=', scopeId)
-        .where('head_revision', '=', expectedRevision)
-        .executeTakeFirst();
-      if (moved.numUpdatedRows !== 1n) throw new RevisionConflictError(scopeId, expectedRevision);
-    }
-    await trx.insertInto('pc_revisions').values({ artifact_id: artifact, revision, operation }).execute();
+    // The head moves (or the memory is created) and the revision is recorded in one round trip; no
+    // row back means another writer won the compare-and-swap.
+    const { rows: headRows } = await (artifactId === undefined
+      ? sql<{ artifact_id: string }>`
+          WITH created AS (
+            INSERT INTO pc_memories (scope_id, artifact_id, head_revision)
+            VALUES (${scopeId}, ${crypto.randomUUID()}::uuid, ${revision})
+            ON CONFLICT DO NOTHING RETURNING artifact_id
+          )
+          INSERT INTO pc_revisions (artifact_id, revision, operation)
+          SELECT c.artifact_id, ${revision}, ${operation} FROM created c RETURNING artifact_id`
+      : sql<{ artifact_id: string }>`
+          WITH moved AS (
+            UPDATE pc_memories SET head_revision = ${revision}
+            WHERE scope_id = ${scopeId} AND head_revision = ${expectedRevision} RETURNING artifact_id
+          )
+          INSERT INTO pc_revisions (artifact_id, revision, operation)
+          SELECT m.artifact_id, ${revision}, ${operation} FROM moved m RETURNING artifact_id`
+    ).execute(trx);
+    const artifact = headRows[0]?.artifact_id;
+    if (artifact === undefined) throw new RevisionConflictError(scopeId, expectedRevision);
 
     const superseded = versions.flatMap((v) => (v.previousVersionId ? [v.previousVersionId] : []));
     if (superseded.length > 0) {
@@ -198,18 +199,20 @@ export class PostgresMemoryStore implements MemoryStore {
         .where('superseded_revision', 'is', null)
         .execute();
     }
-    const planned = await this.#planProjections(trx, scopeId, projection, {
+    const { planned, replaced } = await this.#planProjections(trx, scopeId, projection, {
       sourceIds: [...new Set(versions.flatMap((v) => (v.position ? [v.position.sourceId] : [])))],
       unpositioned: versions.filter((v) => v.state === 'active' && !v.position).map((v) => v.entryVersionId),
     });
     if (planned.length > 0) {
-      const ids = planned.map((p) => p.entryVersionId);
-      await trx
-        .updateTable('pc_lexical_projections')
-        .set({ superseded_revision: revision })
-        .where('entry_version_id', 'in', ids)
-        .where('superseded_revision', 'is', null)
-        .execute();
+      // Only re-projected versions have a current projection to supersede; new versions have none.
+      if (replaced.length > 0) {
+        await trx
+          .updateTable('pc_lexical_projections')
+          .set({ superseded_revision: revision })
+          .where('entry_version_id', 'in', replaced)
+          .where('superseded_revision', 'is', null)
+          .execute();
+      }
       await insertProjections(
         trx,
         scopeId,
@@ -246,18 +249,14 @@ export class PostgresMemoryStore implements MemoryStore {
     scopeId: string,
     embeddings: readonly { entryVersionId: string; profileId: string; vector: readonly number[] }[],
   ) {
-    await db
-      .insertInto('pc_embeddings')
-      .values(
-        embeddings.map((e) => ({
-          entry_version_id: e.entryVersionId,
-          profile_id: e.profileId,
-          scope_id: scopeId,
-          embedding: toSparseVectorLiteral(e.vector),
-        })),
-      )
-      .onConflict((conflict) => conflict.columns(['entry_version_id', 'profile_id']).doNothing())
-      .execute();
+    if (embeddings.length === 0) return;
+    // One array per column: the statement's text stays the same whatever the batch size.
+    await sql`
+      INSERT INTO pc_embeddings (entry_version_id, profile_id, scope_id, embedding)
+      SELECT e.entry_version_id, e.profile_id, ${scopeId}, e.embedding
+      FROM unnest(${embeddings.map((e) => e.entryVersionId)}::uuid[], ${embeddings.map((e) => e.profileId)}::text[],
+        ${quotedArrayLiteral(embeddings.map((e) => toSparseVectorLiteral(e.vector)))}::sparsevec[]) AS e(entry_version_id, profile_id, embedding)
+      ON CONFLICT (entry_version_id, profile_id) DO NOTHING`.execute(db);
   }
 
   async #findActiveByHash(
@@ -291,29 +290,41 @@ export class PostgresMemoryStore implements MemoryStore {
     scopeId: string,
     projection: LexicalProjectionPolicy,
     touched: { sourceIds: readonly string[]; unpositioned: readonly string[] } | 'all',
-  ): Promise<PlannedProjection[]> {
+  ): Promise<{ planned: PlannedProjection[]; replaced: string[] }> {
     type MemberRow = {
       entry_id: string;
       entry_version_id: string;
       position_source: string | null;
       position_order: number[] | string | null;
+      policy_id: string | null;
+      context: unknown;
     };
+    // Each member comes with its current projection (if any) in the same read.
     const head = sql`v.scope_id = ${scopeId} AND v.superseded_revision IS NULL AND v.state = 'active'`;
+    const members = sql`
+      SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order, p.policy_id, p.context
+      FROM pc_entry_versions v
+      LEFT JOIN pc_lexical_projections p ON p.entry_version_id = v.entry_version_id AND p.superseded_revision IS NULL`;
     const { rows } =
       touched === 'all'
-        ? await sql<MemberRow>`
-            SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order FROM pc_entry_versions v
-            WHERE ${head}`.execute(db)
+        ? await sql<MemberRow>`${members} WHERE ${head}`.execute(db)
         : touched.sourceIds.length === 0
           ? { rows: [] as MemberRow[] }
-          : await sql<MemberRow>`
-              SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order FROM pc_entry_versions v
+          : await sql<MemberRow>`${members}
               WHERE ${head} AND v.position_source IS NOT NULL
                 AND v.position_source = ANY(${[...touched.sourceIds]}::text[])`.execute(db);
     const sources = new Map<string, { entryId: string; entryVersionId: string; order: number[] }[]>();
-    // A write names its new unpositioned versions; a rebuild finds them among the head's rows.
+    // A write names its new unpositioned versions (they have no projection yet); a rebuild finds them
+    // among the head's rows.
     const unpositioned = touched === 'all' ? [] : [...touched.unpositioned];
+    const currentById = new Map<string, { policyId: string; context: ProjectionNeighbour[] }>();
     for (const row of rows) {
+      if (row.policy_id !== null) {
+        currentById.set(row.entry_version_id, {
+          policyId: row.policy_id,
+          context: parseJsonValue(row.context) as ProjectionNeighbour[],
+        });
+      }
       if (row.position_source === null || row.position_order === null) {
         unpositioned.push(row.entry_version_id);
         continue;
@@ -326,23 +337,16 @@ export class PostgresMemoryStore implements MemoryStore {
       });
       sources.set(row.position_source, list);
     }
-    const ids = [...[...sources.values()].flat().map((m) => m.entryVersionId), ...unpositioned];
-    if (ids.length === 0) return [];
-    const { rows: current } = await sql<{ entry_version_id: string; policy_id: string; context: unknown }>`
-      SELECT p.entry_version_id, p.policy_id, p.context FROM pc_lexical_projections p
-      WHERE p.entry_version_id = ANY(${ids}::uuid[]) AND p.superseded_revision IS NULL`.execute(db);
-    const currentById = new Map(
-      current.map((row) => [
-        row.entry_version_id,
-        { policyId: row.policy_id, context: parseJsonValue(row.context) as ProjectionNeighbour[] },
-      ]),
-    );
-    return planProjections({
+    const planned = planProjections({
       policy: projection,
       sources,
       unpositioned,
       current: (id) => currentById.get(id),
     });
+    return {
+      planned,
+      replaced: planned.flatMap((p) => (currentById.has(p.entryVersionId) ? [p.entryVersionId] : [])),
+    };
   }
 
   lexicalProjectionState(
@@ -376,10 +380,18 @@ export class PostgresMemoryStore implements MemoryStore {
           .forUpdate()
           .executeTakeFirst();
         if (!memory) return 0;
-        const planned = await this.#planProjections(trx, scopeId, projection, 'all');
+        const { planned } = await this.#planProjections(trx, scopeId, projection, 'all');
         if (planned.length === 0) return 0;
         // Rebuilt in place: each new projection keeps the revision range of the one it replaces,
         // since the memory itself did not change.
+        // Postings first: they name their projection without a foreign key (migration 0006), and are
+        // found through the scope prefix of their primary key.
+        await sql`
+          DELETE FROM pc_lexical_postings l USING pc_lexical_projections p
+          WHERE l.scope_id = ${scopeId} AND l.projection_id = p.projection_id
+            AND p.entry_version_id = ANY(${planned.map((p) => p.entryVersionId)}::uuid[]) AND p.superseded_revision IS NULL`.execute(
+          trx,
+        );
         const { rows: replaced } = await sql<{ entry_version_id: string; revision: number }>`
           DELETE FROM pc_lexical_projections p
           WHERE p.entry_version_id = ANY(${planned.map((p) => p.entryVersionId)}::uuid[]) AND p.superseded_revision IS NULL
@@ -781,7 +793,10 @@ function projectionVisibleAt(revision: number) {
 
 /**
  * Inserts projections and their postings: an entry's own lexemes (weight 1) plus each neighbour's,
- * with term frequencies scaled by the neighbour's weight and summed per lexeme.
+ * with term frequencies scaled by the neighbour's weight and summed per lexeme. One statement: the
+ * (projection, source, weight) parts are listed once, each source version is read once by primary
+ * key, and both the projection lengths and the postings are aggregated from that one pass (hash
+ * aggregates, linear in the batch).
  */
 async function insertProjections(
   db: Kysely<Database>,
@@ -789,33 +804,39 @@ async function insertProjections(
   policyId: string,
   projections: readonly (PlannedProjection & { revision: number })[],
 ) {
-  const spec = projections.map((p) => ({
-    entry_version_id: p.entryVersionId,
-    revision: p.revision,
-    context: p.context,
-  }));
+  const targets: string[] = [];
+  const sources: string[] = [];
+  const weights: number[] = [];
+  for (const p of projections) {
+    targets.push(p.entryVersionId);
+    sources.push(p.entryVersionId);
+    weights.push(1);
+    for (const neighbour of p.context) {
+      targets.push(p.entryVersionId);
+      sources.push(neighbour.entryVersionId);
+      weights.push(neighbour.weight);
+    }
+  }
   await sql`
-    WITH spec AS MATERIALIZED (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(spec)}::jsonb) AS s(entry_version_id uuid, revision integer, context jsonb)
-    ), parts AS MATERIALIZED (
-      SELECT s.entry_version_id AS target, s.entry_version_id AS source, 1::float8 AS weight FROM spec s
-      UNION ALL
-      SELECT s.entry_version_id, (c ->> 'entryVersionId')::uuid, (c ->> 'weight')::float8
-      FROM spec s CROSS JOIN LATERAL jsonb_array_elements(s.context) c
+    WITH parts AS MATERIALIZED (
+      SELECT pt.target, pt.weight, v.lexical_length, v.search_vector
+      FROM unnest(${targets}::uuid[], ${sources}::uuid[], ${weights}::float8[]) AS pt(target, source, weight)
+      JOIN pc_entry_versions v ON v.entry_version_id = pt.source
+    ), sized AS (
+      SELECT pt.target, sum(pt.weight * pt.lexical_length) AS len FROM parts pt GROUP BY pt.target
     ), inserted AS (
       INSERT INTO pc_lexical_projections (scope_id, entry_version_id, revision, policy_id, context, lexical_length)
-      SELECT ${scopeId}, s.entry_version_id, s.revision, ${policyId}, s.context,
-        (SELECT coalesce(sum(p.weight * v.lexical_length), 0) FROM parts p
-         JOIN pc_entry_versions v ON v.entry_version_id = p.source WHERE p.target = s.entry_version_id)
-      FROM spec s
+      SELECT ${scopeId}, s.entry_version_id, s.revision, ${policyId}, s.context, coalesce(z.len, 0)
+      FROM unnest(${projections.map((p) => p.entryVersionId)}::uuid[], ${projections.map((p) => p.revision)}::int[],
+        ${projections.map((p) => JSON.stringify(p.context))}::jsonb[]) AS s(entry_version_id, revision, context)
+      LEFT JOIN sized z ON z.target = s.entry_version_id
       RETURNING projection_id, entry_version_id
     )
     INSERT INTO pc_lexical_postings (scope_id, lexeme, projection_id, tf)
-    SELECT ${scopeId}, t.lexeme, i.projection_id, sum(p.weight * coalesce(array_length(t.positions, 1), 1))
-    FROM inserted i
-    JOIN parts p ON p.target = i.entry_version_id
-    JOIN pc_entry_versions v ON v.entry_version_id = p.source
-    CROSS JOIN LATERAL unnest(v.search_vector) t
+    SELECT ${scopeId}, t.lexeme, i.projection_id, sum(pt.weight * coalesce(array_length(t.positions, 1), 1))
+    FROM parts pt
+    JOIN inserted i ON i.entry_version_id = pt.target
+    CROSS JOIN LATERAL unnest(pt.search_vector) t
     GROUP BY i.projection_id, t.lexeme`.execute(db);
 }
 

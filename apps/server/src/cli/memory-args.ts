@@ -1,5 +1,6 @@
 import { ArgsError, readFlags } from '@powercontext/cli-support';
 import type { JsonValue, SearchModeRequest } from '@powercontext/memory-core';
+import { IMPORT_USAGE_LINE, type ImportArgs, parseImportArgs } from './import-command.js';
 import { isStoreFlag, STORE_FLAGS_USAGE, type StoreOverrides } from './runtime-flags.js';
 
 export const MEMORY_SUBCOMMANDS = [
@@ -10,6 +11,7 @@ export const MEMORY_SUBCOMMANDS = [
   'revise',
   'forget',
   'reembed',
+  'import',
 ] as const;
 export type MemorySubcommand = (typeof MEMORY_SUBCOMMANDS)[number];
 
@@ -24,45 +26,47 @@ interface Common {
   store: StoreOverrides;
 }
 
-export type MemoryArgs = Common &
-  (
-    | {
-        command: 'remember';
-        scope: string;
-        texts: string[];
-        kind?: string;
-        source?: string;
-        locator?: string;
-        metadata?: Metadata;
-      }
-    | {
-        command: 'search';
-        scope: string;
-        query: string;
-        limit?: number;
-        mode?: SearchModeRequest;
-        explain: boolean;
-      }
-    | {
-        command: 'list';
-        scope: string;
-        state?: EntryStateFilter;
-        revision?: number;
-        cursor?: string;
-        limit?: number;
-      }
-    | { command: 'get'; scope: string; entry: string; revision?: number }
-    | {
-        command: 'revise';
-        scope: string;
-        entry: string;
-        text: string;
-        kind?: string;
-        metadata?: Metadata;
-      }
-    | { command: 'forget'; scope: string; entry: string }
-    | { command: 'reembed'; scope?: string }
-  );
+export type MemoryArgs =
+  | ImportArgs
+  | (Common &
+      (
+        | {
+            command: 'remember';
+            scope: string;
+            texts: string[];
+            kind?: string;
+            source?: string;
+            locator?: string;
+            metadata?: Metadata;
+          }
+        | {
+            command: 'search';
+            scope: string;
+            query: string;
+            limit?: number;
+            mode?: SearchModeRequest;
+            explain: boolean;
+          }
+        | {
+            command: 'list';
+            scope: string;
+            state?: EntryStateFilter;
+            revision?: number;
+            cursor?: string;
+            limit?: number;
+          }
+        | { command: 'get'; scope: string; entry: string; revision?: number }
+        | {
+            command: 'revise';
+            scope: string;
+            entry: string;
+            text: string;
+            kind?: string;
+            metadata?: Metadata;
+          }
+        | { command: 'forget'; scope: string; entry: string }
+        | { command: 'reembed'; scope?: string }
+      ));
 
 export const MEMORY_USAGE = `Usage: powercontext memory <command> [options]
 
@@ -81,6 +85,7 @@ Commands:
   forget   --scope S --entry ID
   reembed  [--scope S]    give entries a vector of the configured embedding profile (every scope
                           without --scope)
+${IMPORT_USAGE_LINE}
 
 Options of every command:
   --json                print JSON instead of text
@@ -90,7 +95,7 @@ ${STORE_FLAGS_USAGE}
 Configuration: the POWERCONTEXT_SERVER_* environment of the runtime.`;
 
 /** Flags each command accepts, besides --json and the store flags. */
-const COMMAND_FLAGS: Record<MemorySubcommand, readonly string[]> = {
+const COMMAND_FLAGS: Record<Exclude<MemorySubcommand, 'import'>, readonly string[]> = {
   remember: ['--scope', '--text', '--kind', '--source', '--locator', '--metadata'],
   search: ['--scope', '--query', '--limit', '--mode', '--explain'],
   list: ['--scope', '--state', '--revision', '--limit', '--cursor'],
@@ -109,7 +114,9 @@ export function parseMemoryArgs(argv: readonly string[]): MemoryArgs | 'help' {
   if (!(MEMORY_SUBCOMMANDS as readonly string[]).includes(command)) {
     throw new ArgsError(`unknown command "memory ${command}"`);
   }
-  const name = command as MemorySubcommand;
+  // import takes a FILE besides flags: its own small parser (import-command.ts).
+  if (command === 'import') return parseImportArgs(rest);
+  const name = command as Exclude<MemorySubcommand, 'import'>;
   const flags = readFlags(rest, BOOLEAN_FLAGS);
   if (flags === 'help') return 'help';
 

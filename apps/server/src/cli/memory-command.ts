@@ -1,8 +1,10 @@
 import { parseCommandLine } from '@powercontext/cli-support';
+import { InvalidImportLineError } from '@powercontext/memory-core';
 import type { Runtime } from '@powercontext/runtime';
 import { buildRedactedExplain } from '../http/explain.js';
 import { toApiError } from '../http/to-api-error.js';
 import { toArtifactRef, toEntryVersion, toOptionalArtifactRef, toSearchHit } from '../http/wire.js';
+import { checkImportFile, importFailureJson, importFailureText, runImport } from './import-command.js';
 import { MEMORY_USAGE, type MemoryArgs, parseMemoryArgs } from './memory-args.js';
 import {
   entryText,
@@ -29,6 +31,15 @@ export interface MemoryCommandOptions {
 export async function runMemoryCommand(argv: string[], options: MemoryCommandOptions = {}): Promise<number> {
   const args = parseCommandLine(parseMemoryArgs, MEMORY_USAGE, argv);
   if (typeof args === 'number') return args;
+  if (args.command === 'import') {
+    // Like a bad flag: the file is checked before any store opens.
+    try {
+      await checkImportFile(args.file);
+    } catch (error) {
+      console.error(`${(error as Error).message}\n\n${MEMORY_USAGE}`);
+      return 2;
+    }
+  }
   let runtime = options.runtime;
   if (!runtime) {
     const opened = await openRuntime(args.store, options.env);
@@ -50,6 +61,7 @@ export async function runMemoryCommand(argv: string[], options: MemoryCommandOpt
 }
 
 async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unknown; text: string }> {
+  if (args.command === 'import') return runImport(runtime, args);
   if (args.command === 'reembed') {
     const scopes = args.scope === undefined ? await runtime.memory.scopes() : [args.scope];
     const counts: { scope_id: string; reembedded: number }[] = [];
@@ -174,6 +186,11 @@ function flagOf(field: string): string {
 }
 
 function reportFailure(error: unknown, args: MemoryArgs): number {
+  if (error instanceof InvalidImportLineError) {
+    if (args.json) console.error(JSON.stringify(importFailureJson(error)));
+    else for (const line of importFailureText(error)) console.error(line);
+    return 2;
+  }
   const apiError = toApiError(error);
   const exitCode = apiError.code === 'invalid_request' ? 2 : 1;
   if (args.json) {

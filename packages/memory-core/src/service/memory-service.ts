@@ -38,6 +38,12 @@ import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
 import type { SearchObserver } from '../ports/search-observer.port.js';
 import type { WriteAdvice, WriteAdvisor } from '../ports/write-advisor.port.js';
 import type { RerankStage } from '../rerank/rerank-stage.js';
+import {
+  type ImportOptions,
+  type ImportRecord,
+  type ImportSummary,
+  importEntries,
+} from './import-entries.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { type SearchOptions, searchMemory } from './search-memory.js';
 
@@ -187,6 +193,20 @@ export class MemoryService {
       return { memory, entries: results };
     });
     return advice && this.#writeAdvisor?.mode === 'advisory' ? { ...written, advice } : written;
+  }
+
+  /**
+   * Streams entries into a scope in batches of `remember` (one revision per batch), each batch checked
+   * completely before any of it is written. Safe to re-run after an interruption: what was stored is
+   * found again as duplicates. See importEntries.
+   */
+  async import(
+    scopeId: string,
+    records: AsyncIterable<ImportRecord> | Iterable<ImportRecord>,
+    options: ImportOptions = {},
+  ): Promise<ImportSummary> {
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
+    return importEntries((entries) => this.remember(scope, { entries }), records, options);
   }
 
   /** Runs the write advisor outside any lock; whatever happens, the write goes on. */

@@ -163,6 +163,21 @@ const SEARCH_STORAGE_DDL = [
 ];
 
 /**
+ * The write path's share of issue 13 (RFC 0006, "Ingest"): what every write paid for and no read
+ * uses. The GIN index over `search_vector` served no statement (the lexical channel reads the
+ * postings); the postings' foreign key to their projection cost one trigger call per postings row
+ * (about 50 per entry) although the store writes a projection and its postings in one statement and
+ * removes them together (rebuild deletes the postings explicitly); the index of postings by projection
+ * served only that key and the rebuild, which now finds a scope's postings through the primary key's
+ * scope prefix. Each postings row now updates one index instead of two.
+ */
+const INGEST_WRITE_PATH_DDL = [
+  `DROP INDEX IF EXISTS pc_entry_versions_search`,
+  `ALTER TABLE pc_lexical_postings DROP CONSTRAINT IF EXISTS pc_lexical_postings_projection_id_fkey`,
+  `DROP INDEX IF EXISTS pc_lexical_postings_projection`,
+];
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -181,6 +196,11 @@ const migrations: Record<string, Migration> = {
   '0004_search_storage': {
     async up(db: Kysely<unknown>) {
       for (const statement of SEARCH_STORAGE_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0006_ingest_write_path': {
+    async up(db: Kysely<unknown>) {
+      for (const statement of INGEST_WRITE_PATH_DDL) await sql.raw(statement).execute(db);
     },
   },
 };
