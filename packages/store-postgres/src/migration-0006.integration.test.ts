@@ -23,13 +23,13 @@ const TEXTS = [
   'the ferry was late',
 ];
 
-/** A scope written by the release before migration 0006 (schema at 0002), through the store itself. */
+/** A scope written before migration 0006 (schema at 0004, the search storage), through the store itself. */
 async function writeBefore0006(dataDir: string) {
   const { pglite, release } = await openPGlite(dataDir);
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
   try {
     const migrated = await new Migrator({ db, provider: memoryMigrations }).migrateTo(
-      '0002_contextual_lexical_index',
+      '0004_search_storage',
     );
     expect(migrated.error).toBeUndefined();
     await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
