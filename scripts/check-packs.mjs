@@ -74,7 +74,11 @@ for (const pkg of packages) {
     record(pkg, 'attw', true);
     continue;
   }
-  const attw = run(path.join(root, 'node_modules', '.bin', 'attw'), [pkg.tarball, '--profile', 'esm-only', '--no-color', '--no-emoji'], root);
+  const attw = run(
+    path.join(root, 'node_modules', '.bin', 'attw'),
+    [pkg.tarball, '--profile', 'esm-only', '--no-color', '--no-emoji'],
+    root,
+  );
   record(pkg, 'attw', attw.ok, attw.output);
   console.log(`  attw (esm-only): ${attw.ok ? 'no problems' : 'FAILED'}`);
 }
@@ -182,7 +186,9 @@ for (const pkg of installed) {
       if (!fs.existsSync(target)) missing.push(`${file} -> ${source}`);
     }
   }
-  console.log(`${missing.length ? 'FAIL' : 'ok  '} ${pkg.name}: ${maps} maps${missing.length ? `, ${missing.length} missing sources` : ''}`);
+  console.log(
+    `${missing.length ? 'FAIL' : 'ok  '} ${pkg.name}: ${maps} maps${missing.length ? `, ${missing.length} missing sources` : ''}`,
+  );
   record(pkg, 'maps', missing.length === 0, missing.slice(0, 5).join('\n'));
 }
 

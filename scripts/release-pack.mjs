@@ -18,6 +18,8 @@ fs.mkdirSync(destination, { recursive: true });
 for (const pkg of publicPackages()) {
   const tarball = packPackage(pkg, destination);
   const { size } = fs.statSync(tarball);
-  console.log(`${pkg.name}@${pkg.version}  ${path.relative(process.cwd(), tarball)}  ${(size / 1024).toFixed(0)} KiB`);
+  console.log(
+    `${pkg.name}@${pkg.version}  ${path.relative(process.cwd(), tarball)}  ${(size / 1024).toFixed(0)} KiB`,
+  );
 }
 console.log(`\nrelease:pack: ${publicPackages().length} tarballs in ${destination}`);

@@ -33,7 +33,8 @@ export function privatePackageNames() {
   for (const base of ['packages', 'apps']) {
     for (const dir of fs.readdirSync(path.join(root, base))) {
       const manifestPath = path.join(root, base, dir, 'package.json');
-      if (fs.existsSync(manifestPath) && readJson(manifestPath).private) names.push(readJson(manifestPath).name);
+      if (fs.existsSync(manifestPath) && readJson(manifestPath).private)
+        names.push(readJson(manifestPath).name);
     }
   }
   return names;
@@ -52,6 +53,7 @@ export function packPackage(pkg, destination) {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
-  if (result.status !== 0) throw new Error(`pnpm pack failed in ${pkg.dir}:\n${result.stdout}${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`pnpm pack failed in ${pkg.dir}:\n${result.stdout}${result.stderr}`);
   return JSON.parse(result.stdout).filename;
 }
