@@ -33,7 +33,8 @@ for (const file of fs.readdirSync(path.join(root, '.changeset'))) {
   if (!file.endsWith('.md') || file === 'README.md') continue;
   const text = fs.readFileSync(path.join(root, '.changeset', file), 'utf8');
   const frontMatter = /^---\n([\s\S]*?)\n---/.exec(text)?.[1] ?? '';
-  for (const match of frontMatter.matchAll(/^"([^"]+)":\s*(major|minor|patch)\s*$/gm)) announced.add(match[1]);
+  for (const match of frontMatter.matchAll(/^"([^"]+)":\s*(major|minor|patch)\s*$/gm))
+    announced.add(match[1]);
 }
 
 const changeset = path.join(root, 'node_modules', '.bin', 'changeset');
@@ -61,7 +62,9 @@ for (const relative of manifests) {
   const entry = /## [^\n]+\n[\s\S]*?(?=\n## |\s*$)/.exec(changelog)?.[0] ?? '';
   const lines = entry.split('\n');
   const shown = lines.slice(0, 12).map((line) => `  | ${line}`);
-  console.log(`${shown.join('\n')}${lines.length > 12 ? `\n  | ... (${lines.length - 12} more lines)` : ''}\n`);
+  console.log(
+    `${shown.join('\n')}${lines.length > 12 ? `\n  | ... (${lines.length - 12} more lines)` : ''}\n`,
+  );
 }
 fs.rmSync(scratch, { recursive: true, force: true });
 console.log(

@@ -23,7 +23,8 @@ import { packPackage, publicPackages, root } from './lib/public-packages.mjs';
 const work = fs.mkdtempSync(path.join(tmpdir(), 'powercontext-check-install-'));
 const started = performance.now();
 const failures = [];
-const step = (title) => console.log(`\n=== ${title} (+${((performance.now() - started) / 1000).toFixed(1)} s)`);
+const step = (title) =>
+  console.log(`\n=== ${title} (+${((performance.now() - started) / 1000).toFixed(1)} s)`);
 const check = (ok, what, detail = '') => {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? `: ${detail}` : ''}`);
   if (!ok) failures.push(what);
@@ -53,7 +54,9 @@ console.log(`${tarballs.size} tarballs in ${tarballDir}`);
 // --- 2. a registry for the @powercontext scope ---------------------------------------------------
 const registry = http.createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://registry');
-  const tarballName = url.pathname.startsWith('/-/tarballs/') ? url.pathname.slice('/-/tarballs/'.length) : null;
+  const tarballName = url.pathname.startsWith('/-/tarballs/')
+    ? url.pathname.slice('/-/tarballs/'.length)
+    : null;
   if (tarballName) {
     const entry = [...tarballs.values()].find((t) => path.basename(t.file) === tarballName);
     if (!entry) return void response.writeHead(404).end();
@@ -129,7 +132,13 @@ try {
     `${JSON.stringify({ name: 'readme-example', private: true, type: 'module' }, null, 2)}\n`,
   );
   const projectInstall = await npm(['install', '@powercontext/runtime'], project);
-  if (check(projectInstall.ok, 'npm install @powercontext/runtime', projectInstall.ok ? '' : projectInstall.output)) {
+  if (
+    check(
+      projectInstall.ok,
+      'npm install @powercontext/runtime',
+      projectInstall.ok ? '' : projectInstall.output,
+    )
+  ) {
     const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Use it from code'));
     const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
@@ -152,7 +161,13 @@ try {
   const prefix = path.join(work, 'global');
   const globalInstall = await npm(['install', '--global', '--prefix', prefix, '@powercontext/server'], work);
   const bin = path.join(prefix, 'bin', 'powercontext');
-  if (check(globalInstall.ok && fs.existsSync(bin), 'global install puts bin/powercontext on the prefix', globalInstall.ok ? bin : globalInstall.output)) {
+  if (
+    check(
+      globalInstall.ok && fs.existsSync(bin),
+      'global install puts bin/powercontext on the prefix',
+      globalInstall.ok ? bin : globalInstall.output,
+    )
+  ) {
     // Outside any project: the bin must find everything in its own installation.
     const outside = path.join(work, 'elsewhere');
     fs.mkdirSync(outside);
@@ -170,22 +185,29 @@ try {
 }
 
 async function checkHttpServer(env, cwd) {
-  const server = spawn('powercontext', ['server', 'run', '--port', '0', '--data-dir', path.join(work, 'server-data')], {
-    cwd,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const server = spawn(
+    'powercontext',
+    ['server', 'run', '--port', '0', '--data-dir', path.join(work, 'server-data')],
+    {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   server.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => server.on('close', resolve));
   try {
     const lines = createInterface({ input: server.stdout });
     const url = await Promise.race([
-      new Promise((resolve) => lines.on('line', (line) => line.startsWith('listening on ') && resolve(line.slice(13)))),
+      new Promise((resolve) =>
+        lines.on('line', (line) => line.startsWith('listening on ') && resolve(line.slice(13))),
+      ),
       exited.then(() => null),
       new Promise((resolve) => setTimeout(() => resolve(null), 60_000)),
     ]);
-    if (!check(typeof url === 'string', 'server run prints its listening line', url ?? stderr.slice(-2000))) return;
+    if (!check(typeof url === 'string', 'server run prints its listening line', url ?? stderr.slice(-2000)))
+      return;
     const post = async (route, body) => {
       const response = await fetch(`${url}${route}`, {
         method: 'POST',
@@ -199,16 +221,24 @@ async function checkHttpServer(env, cwd) {
       entries: [{ text: 'The install check deploys on Fridays.', sources: [{ source_id: 'check' }] }],
     });
     check(remembered.status === 200, 'POST /v1/memory/remember', `status ${remembered.status}`);
-    const searched = await post('/v1/memory/search', { scope_id: 'install-check', query: 'when does it deploy?' });
+    const searched = await post('/v1/memory/search', {
+      scope_id: 'install-check',
+      query: 'when does it deploy?',
+    });
     const hit = searched.body.hits?.[0];
     check(
-      searched.status === 200 && hit?.text === 'The install check deploys on Fridays.' && hit.citation?.entry_id,
+      searched.status === 200 &&
+        hit?.text === 'The install check deploys on Fridays.' &&
+        hit.citation?.entry_id,
       'POST /v1/memory/search returns the cited hit',
       `status ${searched.status}, ${JSON.stringify(hit ?? searched.body).slice(0, 200)}`,
     );
   } finally {
     server.kill('SIGTERM');
-    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30_000))]);
+    const code = await Promise.race([
+      exited,
+      new Promise((resolve) => setTimeout(() => resolve('timeout'), 30_000)),
+    ]);
     check(code === 0, 'server run stops cleanly on SIGTERM', `exit ${code}`);
     if (code === 'timeout') server.kill('SIGKILL');
   }
@@ -250,14 +280,24 @@ async function checkMcpStdio(env, cwd) {
       capabilities: {},
       clientInfo: { name: 'check-install', version: '0' },
     });
-    if (!check(initialized?.result?.serverInfo !== undefined, 'mcp answers initialize', initialized ? '' : stderr.slice(-2000))) return;
+    if (
+      !check(
+        initialized?.result?.serverInfo !== undefined,
+        'mcp answers initialize',
+        initialized ? '' : stderr.slice(-2000),
+      )
+    )
+      return;
     mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     const listed = await request(2, 'tools/list', {});
     const names = (listed?.result?.tools ?? []).map((tool) => tool.name);
     check(names.includes('search_memory'), 'mcp answers tools/list', names.join(', '));
   } finally {
     mcp.stdin.end();
-    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30_000))]);
+    const code = await Promise.race([
+      exited,
+      new Promise((resolve) => setTimeout(() => resolve('timeout'), 30_000)),
+    ]);
     check(code === 0, 'mcp exits when stdin closes', `exit ${code}`);
     if (code === 'timeout') mcp.kill('SIGKILL');
   }
