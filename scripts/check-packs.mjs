@@ -1,24 +1,23 @@
 #!/usr/bin/env node
 // Checks that every publishable package in packages/* works as a consumer would get it from the registry:
 //   1. `pnpm pack` it (workspace:^ ranges become real versions),
-//   2. lint the tarball with publint,
+//   2. lint the tarball with publint and with "are the types wrong" (attw, ESM-only profile),
 //   3. `npm install` all tarballs together in a scratch project outside the workspace,
 //   4. import every entry point of each package's `exports` there and expect named exports,
-//   5. type-check a file importing every entry point with `tsc` (moduleResolution NodeNext).
+//   5. type-check a file importing every entry point with `tsc` (moduleResolution NodeNext),
+//   6. check that every source map in the installed package points at a file the tarball ships.
 // The packages must already be built (`pnpm build`). Usage: node scripts/check-packs.mjs [--keep]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
+import { packPackage, privatePackageNames, publicPackages, readJson, root } from './lib/public-packages.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 const rootDevDeps = readJson(path.join(root, 'package.json')).devDependencies ?? {};
 const work = fs.mkdtempSync(path.join(tmpdir(), 'powercontext-check-packs-'));
-const STEPS = ['pack', 'publint', 'import', 'types'];
+const STEPS = ['pack', 'publint', 'attw', 'import', 'types', 'maps'];
 
 function run(cmd, args, cwd) {
   const result = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -29,25 +28,17 @@ function run(cmd, args, cwd) {
 const section = (title) => console.log(`\n=== ${title}`);
 
 // --- discover publishable packages -------------------------------------------------------------
-const packages = [];
-for (const dir of fs.readdirSync(path.join(root, 'packages')).sort()) {
-  const pkgDir = path.join(root, 'packages', dir);
-  if (!fs.existsSync(path.join(pkgDir, 'package.json'))) continue;
-  const manifest = readJson(path.join(pkgDir, 'package.json'));
-  if (manifest.private) {
-    console.log(`skip ${manifest.name} (private)`);
-    continue;
-  }
-  // Entry points a consumer can import: every `exports` key except package.json and other data files.
-  const subpaths = Object.keys(manifest.exports ?? {}).filter((key) => key.startsWith('.'));
-  const entries = (subpaths.length ? subpaths : ['.'])
-    .filter((key) => !key.includes('*') && !/\.(json|css)$/.test(key))
-    .map((key) => manifest.name + key.slice(1));
-  packages.push({ name: manifest.name, dir: pkgDir, entries, status: {}, problems: [] });
-}
+for (const name of privatePackageNames()) console.log(`skip ${name} (private)`);
+const packages = publicPackages().map((pkg) => ({ ...pkg, status: {}, problems: [] }));
 if (packages.length === 0) {
   console.error('check-packs: no publishable package found under packages/');
   process.exit(1);
+}
+// A public package may depend only on other public packages (a private one is never on the registry).
+const privateNames = new Set(privatePackageNames());
+for (const pkg of packages) {
+  const bad = Object.keys(pkg.manifest.dependencies ?? {}).filter((name) => privateNames.has(name));
+  if (bad.length) pkg.problems.push(`[pack] depends on private packages: ${bad.join(', ')}`);
 }
 
 function record(pkg, step, ok, detail) {
@@ -60,17 +51,13 @@ section('pack + publint');
 const tarballDir = path.join(work, 'tarballs');
 fs.mkdirSync(tarballDir);
 for (const pkg of packages) {
-  if (!fs.existsSync(path.join(pkg.dir, 'dist'))) {
-    record(pkg, 'pack', false, `${pkg.dir}/dist is missing: run \`pnpm build\` first`);
+  try {
+    pkg.tarball = packPackage(pkg, tarballDir);
+  } catch (error) {
+    record(pkg, 'pack', false, error.message);
     continue;
   }
-  const packed = run('pnpm', ['pack', '--json', '--pack-destination', tarballDir], pkg.dir);
-  if (!packed.ok) {
-    record(pkg, 'pack', false, packed.output);
-    continue;
-  }
-  pkg.tarball = JSON.parse(packed.stdout).filename;
-  record(pkg, 'pack', true);
+  record(pkg, 'pack', !pkg.problems.length, pkg.problems.join('\n'));
 
   const data = fs.readFileSync(pkg.tarball);
   const tarball = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
@@ -80,6 +67,20 @@ for (const pkg of packages) {
   record(pkg, 'publint', bad.length === 0, bad.map(describe).join('\n'));
   console.log(`${pkg.name}: ${path.basename(pkg.tarball)}, publint ${bad.length ? 'FAILED' : 'ok'}`);
   for (const message of messages) console.log(`  ${describe(message)}`);
+
+  // attw resolves each entry point the way TypeScript does under node16/nodenext/bundler (ESM only: these
+  // packages ship no CommonJS). A package with no code entry point (the server: a bin) has nothing to check.
+  if (pkg.entries.length === 0) {
+    record(pkg, 'attw', true);
+    continue;
+  }
+  const attw = run(
+    path.join(root, 'node_modules', '.bin', 'attw'),
+    [pkg.tarball, '--profile', 'esm-only', '--no-color', '--no-emoji'],
+    root,
+  );
+  record(pkg, 'attw', attw.ok, attw.output);
+  console.log(`  attw (esm-only): ${attw.ok ? 'no problems' : 'FAILED'}`);
 }
 
 // --- 3: install the tarballs in a scratch consumer project ---------------------------------------
@@ -198,6 +199,28 @@ for (const pkg of installed) {
 const thirdParty = tsErrors.filter((line) => !ownerOf(line));
 if (thirdParty.length) console.log(`(${thirdParty.length} errors in third-party declarations ignored)`);
 const tscCrashed = tsc && !tsc.ok && tsErrors.length === 0;
+
+// --- 6: every source map (declaration maps and JavaScript maps) points at shipped files -----------
+section('source maps resolve inside the installed package');
+for (const pkg of installed) {
+  const installedDir = path.join(consumer, 'node_modules', ...pkg.name.split('/'));
+  const missing = [];
+  let maps = 0;
+  for (const file of fs.readdirSync(installedDir, { recursive: true })) {
+    if (!String(file).endsWith('.map')) continue;
+    maps += 1;
+    const mapPath = path.join(installedDir, String(file));
+    const { sources = [], sourceRoot = '' } = readJson(mapPath);
+    for (const source of sources) {
+      const target = path.resolve(path.dirname(mapPath), sourceRoot, source);
+      if (!fs.existsSync(target)) missing.push(`${file} -> ${source}`);
+    }
+  }
+  console.log(
+    `${missing.length ? 'FAIL' : 'ok  '} ${pkg.name}: ${maps} maps${missing.length ? `, ${missing.length} missing sources` : ''}`,
+  );
+  record(pkg, 'maps', missing.length === 0, missing.slice(0, 5).join('\n'));
+}
 
 // --- summary -------------------------------------------------------------------------------------
 section('summary');

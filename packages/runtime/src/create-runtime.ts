@@ -2,14 +2,7 @@ import 'reflect-metadata';
 import { createLlmDecisionModel, type DecisionModel } from '@powercontext/decision-model';
 import { createLocalEmbedder } from '@powercontext/embedder-local';
 import type { RelevanceScorer } from '@powercontext/inference';
-import {
-  createAiSdkEmbedder,
-  createAiSdkRelevanceScorer,
-  createAiSdkStructuredGenerator,
-  createEmbeddingModel,
-  createLanguageModel,
-  createRerankEndpointModel,
-} from '@powercontext/inference-ai-sdk';
+import type * as AiSdkAdapters from '@powercontext/inference-ai-sdk';
 import {
   type Embedder,
   type EmbeddingProfile,
@@ -102,6 +95,7 @@ export interface Runtime {
  */
 export async function createRuntime(options: CreateRuntimeOptions = {}): Promise<Runtime> {
   const config = options.config ?? loadRuntimeConfig(options.env ?? process.env);
+  if (usesAiSdk(config)) loadedAiSdk ??= await import('@powercontext/inference-ai-sdk');
   const container = rootContainer.createChildContainer();
   container.register(TOKENS.config, { useValue: config });
   container.register(TOKENS.logger, { useValue: options.logger ?? noopLogger });
@@ -229,11 +223,31 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
   };
 }
 
+/**
+ * The AI SDK adapters (and with them `ai` and the provider packages) load only when the configuration
+ * names a model: the default set-up (local embedder, no reranker) starts without them.
+ */
+let loadedAiSdk: typeof AiSdkAdapters | undefined;
+
+function usesAiSdk(config: RuntimeConfig): boolean {
+  return (
+    config.embedding.kind !== 'local' ||
+    config.decision.model !== undefined ||
+    config.generation.model !== undefined ||
+    config.rerankModel !== undefined
+  );
+}
+
+function aiSdk(): typeof AiSdkAdapters {
+  if (!loadedAiSdk) throw new Error('internal: the AI SDK adapters were not loaded for this configuration');
+  return loadedAiSdk;
+}
+
 function buildEmbedder(config: RuntimeConfig): Embedder {
   const embedding = config.embedding;
   if (embedding.kind === 'local') return createLocalEmbedder();
-  const model = createEmbeddingModel(embedding.model, connection(config));
-  return createAiSdkEmbedder({
+  const model = aiSdk().createEmbeddingModel(embedding.model, connection(config));
+  return aiSdk().createAiSdkEmbedder({
     model,
     profile: {
       id: `${embedding.model}@${embedding.dimension}`,
@@ -256,8 +270,8 @@ function connection(config: RuntimeConfig) {
 function buildDecisionBackend(config: RuntimeConfig): DecisionModel | null {
   const spec = config.decision.model;
   if (!spec) return null;
-  const generator = createAiSdkStructuredGenerator({
-    model: createLanguageModel(spec, connection(config)),
+  const generator = aiSdk().createAiSdkStructuredGenerator({
+    model: aiSdk().createLanguageModel(spec, connection(config)),
     timeoutSeconds: config.decision.timeoutSeconds,
     maxRequests: config.decision.maxRequests,
   });
@@ -314,8 +328,8 @@ function buildReranker(
       'is required when POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED=true and no reranker is injected',
     );
   }
-  const generator = createAiSdkStructuredGenerator({
-    model: createLanguageModel(spec, connection(config)),
+  const generator = aiSdk().createAiSdkStructuredGenerator({
+    model: aiSdk().createLanguageModel(spec, connection(config)),
     timeoutSeconds: config.generation.timeoutSeconds,
     maxRequests: config.generation.maxRequests,
   });
@@ -332,8 +346,8 @@ function buildRelevanceScorer(config: RuntimeConfig): RelevanceScorer {
     );
   }
   const separator = rerankModel.model.indexOf(':');
-  return createAiSdkRelevanceScorer({
-    model: createRerankEndpointModel({
+  return aiSdk().createAiSdkRelevanceScorer({
+    model: aiSdk().createRerankEndpointModel({
       model: rerankModel.model.slice(separator + 1),
       baseUrl: rerankModel.baseUrl,
       ...(config.inference.apiKey ? { apiKey: config.inference.apiKey.reveal() } : {}),

@@ -6,6 +6,27 @@ export type {
   OmittedCandidate,
   SelectedChunk,
 } from '@powercontext/context-assembly';
+// The errors a caller of the runtime catches, so `@powercontext/runtime` is the one import a user needs.
+export { RerankEvidenceError } from '@powercontext/context-assembly';
+export { InferenceError, type InferenceErrorCode } from '@powercontext/inference';
+export {
+  CapabilityUnavailableError,
+  EmbeddingFailedError,
+  type FieldIssue,
+  InvalidCitationError,
+  NotFoundError,
+  PowerContextError,
+  type PowerContextErrorCode,
+  RerankDeadlineError,
+  RerankerDefectError,
+  RerankFailureError,
+  RerankOutOfBoundsError,
+  RerankSaturatedError,
+  RevisionConflictError,
+  StoreIncompatibleError,
+  StoreUnavailableError,
+  ValidationError,
+} from '@powercontext/memory-core';
 export { ConfigurationError } from './configuration-error.js';
 export { CONFIGURATION_TABLE, type ConfigurationSetting } from './configuration-table.js';
 export {

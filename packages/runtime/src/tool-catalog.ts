@@ -1,6 +1,6 @@
 /**
  * The operations a model may call as tools: exactly the tools of the MCP endpoint, by the names issue 5
- * and issue 7 fixed (a test in apps/server checks the endpoint against this list), and the list any
+ * and issue 7 fixed (a test in packages/server checks the endpoint against this list), and the list any
  * agent tool catalog is built from. The decision model is a runtime step on the search and write paths,
  * never a tool: a model must not be able to drive reranking or write gating itself (seed 001).
  */

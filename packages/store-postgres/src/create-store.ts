@@ -1,5 +1,4 @@
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
 import type { Database } from './database.js';
 import { migrateToLatest } from './migrate.js';
 import { openPGlite } from './pglite/open-pglite.js';
@@ -48,6 +47,8 @@ export async function createPGliteMemoryStore(
 /** PostgreSQL + pgvector through a `pg` pool; migrates on open. */
 export async function createPostgresMemoryStore(options: PostgresStoreOptions): Promise<PostgresMemoryStore> {
   const textSearchConfig = options.textSearchConfig ?? 'english';
+  // Loaded on first use, so the embedded store never loads the PostgreSQL client.
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? 10,

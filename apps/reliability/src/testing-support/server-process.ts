@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The built `powercontext` command of apps/server: every scenario runs the real server process. */
-export const SERVER_BIN = fileURLToPath(new URL('../../../server/dist/bin.js', import.meta.url));
+/** The built `powercontext` command of packages/server: every scenario runs the real server process. */
+export const SERVER_BIN = fileURLToPath(new URL('../../../../packages/server/dist/bin.js', import.meta.url));
 
 export interface ServerProcess {
   url: string;

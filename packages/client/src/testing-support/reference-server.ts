@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The built `powercontext` command of apps/server; `pnpm test` builds it before the tests run. */
-export const SERVER_BIN = fileURLToPath(new URL('../../../../apps/server/dist/bin.js', import.meta.url));
+/** The built `powercontext` command of packages/server; `pnpm test` builds it before the tests run. */
+export const SERVER_BIN = fileURLToPath(new URL('../../../server/dist/bin.js', import.meta.url));
 
 export interface RunningServer {
   url: string;
@@ -19,7 +19,7 @@ export async function startReferenceServer(
   env: Record<string, string>,
 ): Promise<RunningServer> {
   if (!existsSync(SERVER_BIN))
-    throw new Error(`${SERVER_BIN} is missing: build apps/server first (pnpm build)`);
+    throw new Error(`${SERVER_BIN} is missing: build packages/server first (pnpm build)`);
   const child = spawn(process.execPath, [SERVER_BIN, 'server', 'run', '--port', '0', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

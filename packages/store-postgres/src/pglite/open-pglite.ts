@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
+import type { PGlite } from '@electric-sql/pglite';
 import { StoreIncompatibleError } from '@powercontext/memory-core';
 import { DataDirLock } from './data-dir-lock.js';
 
@@ -31,6 +30,11 @@ export function installedPGliteVersion(): string {
  * (the PGlite version that wrote them) and `<dataDir>/powercontext.lock` (held while open).
  */
 export async function openPGlite(dataDir: string | undefined): Promise<OpenedPGlite> {
+  // Loaded on first use, so a process on PostgreSQL (or one that fails earlier) never loads PGlite.
+  const [{ PGlite }, { vector }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-pgvector'),
+  ]);
   if (dataDir === undefined) {
     return { pglite: await PGlite.create({ extensions: { vector } }), release: () => {} };
   }

@@ -1,4 +1,4 @@
-import { createRuntime, type Runtime } from '@powercontext/runtime';
+import type { Runtime } from '@powercontext/runtime';
 
 /** Flags that override the store settings of the environment (the names `server run` also accepts). */
 export const STORE_FLAGS = {
@@ -36,6 +36,8 @@ export async function openRuntime(
     delete merged.POWERCONTEXT_SERVER_DATABASE_URL;
   }
   try {
+    // Loaded here, not at the top: a command checks its arguments before the runtime's module graph loads.
+    const { createRuntime } = await import('@powercontext/runtime');
     return { runtime: await createRuntime({ env: merged }) };
   } catch (error) {
     return { failure: describeStartupFailure(error, overrides) };

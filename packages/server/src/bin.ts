@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// Each command loads its own modules when it runs (dynamic imports): `memory` never loads the HTTP
+// server or the MCP SDK, and --help or a bad argument answers before the runtime and its store load.
+import module from 'node:module';
+import { setFlagsFromString } from 'node:v8';
+
+// Node 22.1+ keeps the compiled code of loaded modules on disk between runs (a no-op on Node 20).
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+
+/**
+ * For the short-lived commands: compile WebAssembly (PGlite's 9 MB PostgreSQL) with V8's baseline
+ * compiler only. By default V8 also optimises it in the background, several CPU-seconds that compete
+ * with the command itself; issue 14 measured a `memory search` on 1,000 entries and `mcp` start-up at
+ * about 35-40% less wall time with this flag (rfcs/0001, "Start-up"). `server run` keeps the optimising
+ * tier: it lives long enough to profit from it.
+ */
+function preferQuickWasmStart(): void {
+  setFlagsFromString('--liftoff-only');
+}
+
+const USAGE = `Usage: powercontext <command>
+
+  server run          serve the HTTP v1 API and the MCP endpoint
+  mcp                 serve MCP over stdio
+  memory <command>    remember, search, list, get, forget, reembed, import
+
+Run a command with --help for its options.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'server': {
+      const { runServerCommand, SERVER_RUN_USAGE } = await import('./server/run-server-command.js');
+      if (rest[0] === 'run') return runServerCommand(rest.slice(1));
+      console.error(
+        rest[0] === undefined
+          ? SERVER_RUN_USAGE
+          : `unknown command "server ${rest[0]}"\n\n${SERVER_RUN_USAGE}`,
+      );
+      return 2;
+    }
+    case 'mcp':
+      preferQuickWasmStart();
+      return (await import('./mcp/stdio.js')).runMcpStdio(rest);
+    case 'memory':
+      preferQuickWasmStart();
+      return (await import('./cli/memory-command.js')).runMemoryCommand(rest);
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return 0;
+    default:
+      console.error(command === undefined ? USAGE : `unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+process.exit(await main(process.argv.slice(2)));
