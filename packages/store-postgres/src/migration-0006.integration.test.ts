@@ -28,9 +28,7 @@ async function writeBefore0006(dataDir: string) {
   const { pglite, release } = await openPGlite(dataDir);
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
   try {
-    const migrated = await new Migrator({ db, provider: memoryMigrations }).migrateTo(
-      '0004_search_storage',
-    );
+    const migrated = await new Migrator({ db, provider: memoryMigrations }).migrateTo('0004_search_storage');
     expect(migrated.error).toBeUndefined();
     await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
     // Postings rows refer to their projection through the foreign key this schema still has.

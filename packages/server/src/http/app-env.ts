@@ -3,7 +3,6 @@ import type { Logger as PinoLogger } from 'pino';
 import type { ApiKeyRecord } from '../auth/api-keys.js';
 import type { KeyAdmission, Release } from '../auth/key-admission.js';
 import type { Principal } from '../auth/principal.js';
-import type { OriginPolicy } from './middleware/origin-guard.js';
 
 /** Per-request values the middleware sets for the handlers. */
 export interface AppVariables {
@@ -47,4 +46,15 @@ export interface AppOptions {
   /** Host and Origin rules; default: loopback only without keys, no foreign origins with keys. */
   origins?: OriginPolicy;
   mcp?: McpHttpHandler;
+}
+
+/** Which browsers' pages may call the server, and under which host names it may be reached. */
+export interface OriginPolicy {
+  /**
+   * Keyless mode: every request runs with full access, so only loopback `Host` names are served and
+   * only loopback pages may call (a page that rebinds its own name to 127.0.0.1 is refused).
+   */
+  loopbackOnly: boolean;
+  /** Keyed mode: pages of these origins (`scheme://host[:port]`) may call with a key, besides the server's own. */
+  allowedOrigins: ReadonlySet<string>;
 }

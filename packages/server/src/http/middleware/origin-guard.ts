@@ -1,17 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../api-error.js';
-import type { AppEnv } from '../app-env.js';
-
-/** Which browsers' pages may call the server, and under which host names it may be reached. */
-export interface OriginPolicy {
-  /**
-   * Keyless mode: every request runs with full access, so only loopback `Host` names are served and
-   * only loopback pages may call (a page that rebinds its own name to 127.0.0.1 is refused).
-   */
-  loopbackOnly: boolean;
-  /** Keyed mode: pages of these origins (`scheme://host[:port]`) may call with a key, besides the server's own. */
-  allowedOrigins: ReadonlySet<string>;
-}
+import type { AppEnv, OriginPolicy } from '../app-env.js';
 
 const ALLOWED_HEADERS = 'authorization, content-type, x-request-id, mcp-protocol-version, last-event-id';
 const EXPOSED_HEADERS = 'retry-after, x-request-id';

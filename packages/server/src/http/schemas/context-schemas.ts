@@ -163,14 +163,10 @@ export const omittedCandidateSchema = z
     citation: citationSchema,
     source,
     content_digest: contentDigest,
-    tokens: z
-      .int()
-      .min(0)
-      .optional()
-      .openapi({
-        description:
-          'With token_budget only: how far the count of its block got, already more than was left of the budget (a lower bound). Other omissions are decided before counting and carry none.',
-      }),
+    tokens: z.int().min(0).optional().openapi({
+      description:
+        'With token_budget only: how far the count of its block got, already more than was left of the budget (a lower bound). Other omissions are decided before counting and carry none.',
+    }),
     score,
     reason: z.enum(OMISSION_REASONS),
     duplicate_of: z.uuid().optional().openapi({
