@@ -43,6 +43,7 @@ export {
 export {
   type Channel,
   type ChannelCandidate,
+  type LexicalAdmissionFallback,
   type LexicalCandidate,
   type MemoryHit,
   type ParsedSearchRequest,
