@@ -57,7 +57,8 @@ describe('questionMetrics', () => {
     expect(empty.no_hits).toBe(1);
     expect(empty.recall_at_10).toBe(0);
     expect(
-      meanMetrics([empty, questionMetrics([['D1:2']], { evidence: ['D1:1'], relevantUnits: 1 }, 10)]).no_hits,
+      meanMetrics([empty, questionMetrics([['D1:2']], { evidence: ['D1:1'], relevantUnits: 1 }, 10)])
+        ?.no_hits,
     ).toBe(0.5);
   });
 

@@ -1,14 +1,15 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ArgsError, parseCommandLine, readFlags } from '@powercontext/cli-support';
+import { MODEL_CALLABLE_TOOLS } from '@powercontext/runtime';
 import { LOCAL_PRINCIPAL } from '../auth/principal.js';
 import { isStoreFlag, openRuntime, STORE_FLAGS_USAGE, type StoreOverrides } from '../cli/runtime-flags.js';
 import { createMemoryMcpServer } from './memory-tools.js';
 
 export const MCP_USAGE = `Usage: powercontext mcp [options]
 
-Serves the memory tools (search_memory, remember_memory, list_memory_entries, get_memory_entry,
-revise_memory_entry, forget_memory_entry) over MCP on stdin and stdout, for a client that starts
-this process. It runs as the local user: every scope, read and write. Stdout carries only the
+Serves the memory tools over MCP on stdin and stdout, for a client that starts this process:
+${MODEL_CALLABLE_TOOLS.map((tool) => tool.name).join(', ')}.
+It runs as the local user: every scope, read and write. Stdout carries only the
 protocol; messages go to stderr. Configuration comes from the POWERCONTEXT_SERVER_* environment.
 
 Options:
