@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { MEMORY_SUBCOMMANDS } from './cli/memory-args.js';
 import { runMemoryCommand } from './cli/memory-command.js';
 import { runMcpStdio } from './mcp/stdio.js';
 import { runServerCommand, SERVER_RUN_USAGE } from './server/run-server-command.js';
@@ -7,7 +8,7 @@ const USAGE = `Usage: powercontext <command>
 
   server run          serve the HTTP v1 API and the MCP endpoint
   mcp                 serve MCP over stdio
-  memory <command>    remember, search, list, get, forget, reembed
+  memory <command>    ${MEMORY_SUBCOMMANDS.join(', ')}
 
 Run a command with --help for its options.`;
 

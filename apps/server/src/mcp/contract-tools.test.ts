@@ -7,6 +7,7 @@ import { createRuntime, MODEL_CALLABLE_TOOLS, type Runtime } from '@powercontext
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_PRINCIPAL, type Principal } from '../auth/principal.js';
 import { createMemoryMcpServer } from './memory-tools.js';
+import { MCP_USAGE } from './stdio.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pc-mcp-contract-'));
 let runtime: Runtime;
@@ -122,6 +123,10 @@ describe('MCP tools an agent can use well (issue 15)', () => {
     })) as ToolResult;
     expect(errorOf(past).code).toBe('not_found');
     await client.close();
+  });
+
+  it('lists every tool in `powercontext mcp --help` (prepare_context was missing)', () => {
+    for (const tool of MODEL_CALLABLE_TOOLS) expect(MCP_USAGE).toContain(tool.name);
   });
 
   it('tells a caller which scopes it may use', async () => {
