@@ -14,6 +14,7 @@ export {
   EmbeddingFailedError,
   type FieldIssue,
   InvalidCitationError,
+  InvalidImportLineError,
   NotFoundError,
   PowerContextError,
   type PowerContextErrorCode,
