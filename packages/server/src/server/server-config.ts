@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { ConfigurationError, loadRuntimeConfig, type RuntimeConfig } from '@powercontext/runtime';
 import {
   type ApiKeyRecord,
@@ -9,7 +8,7 @@ import {
   parseApiKeys,
 } from '../auth/api-keys.js';
 import type { AuthMode } from '../http/app-env.js';
-import { parseAllowedOrigins } from '../http/middleware/origin-guard.js';
+import { isLoopback, parseAllowedOrigins } from '../http/middleware/origin-guard.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/create-logger.js';
 
 /** The server's own settings; the runtime's are in CONFIGURATION_TABLE of @powercontext/runtime. */
@@ -130,12 +129,6 @@ export function loadServerConfig(
   };
 }
 
-/** 127.0.0.0/8, ::1 and localhost. */
-export function isLoopback(host: string): boolean {
-  if (host === 'localhost' || host === '::1') return true;
-  return isIP(host) === 4 && host.startsWith('127.');
-}
-
 function integer(setting: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d+$/u.test(raw.trim())) throw new ConfigurationError(setting, 'must be an integer');
@@ -182,3 +175,5 @@ function keysFrom(setting: string, origin: string, read: () => string, maxInFlig
     throw error;
   }
 }
+
+export { isLoopback };

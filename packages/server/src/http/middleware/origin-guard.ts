@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../api-error.js';
 import type { AppEnv, OriginPolicy } from '../app-env.js';
@@ -16,7 +17,7 @@ const EXPOSED_HEADERS = 'retry-after, x-request-id';
 export function originGuard(policy: OriginPolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
-    if (policy.loopbackOnly && !isLoopbackName(hostnameOf(host))) {
+    if (policy.loopbackOnly && !isLoopback(hostnameOf(host))) {
       throw new ApiError(
         'host_forbidden',
         'This server has no API keys and answers only to loopback host names (127.0.0.1, [::1], localhost)',
@@ -27,7 +28,7 @@ export function originGuard(policy: OriginPolicy): MiddlewareHandler<AppEnv> {
     const page = parseOrigin(origin);
     const sameOrigin = page !== undefined && page.host === host.toLowerCase();
     const allowed = policy.loopbackOnly
-      ? page !== undefined && isLoopbackName(page.hostname)
+      ? page !== undefined && isLoopback(page.hostname)
       : sameOrigin || (page !== undefined && policy.allowedOrigins.has(page.origin));
     if (!allowed) {
       throw new ApiError(
@@ -62,15 +63,14 @@ function hostnameOf(host: string): string {
   return colon < 0 ? value : value.slice(0, colon);
 }
 
-/** 127.0.0.0/8 as a dotted quad, [::1] and localhost. */
-export function isLoopbackName(hostname: string): boolean {
-  if (hostname === 'localhost' || hostname === '[::1]') return true;
-  const octets = hostname.split('.');
-  return (
-    octets.length === 4 &&
-    octets[0] === '127' &&
-    octets.every((octet) => /^\d{1,3}$/u.test(octet) && Number(octet) <= 255)
-  );
+/**
+ * 127.0.0.0/8, ::1 and localhost: the one loopback rule, for the address the server binds to and for
+ * the host names it answers to (an IPv6 name may come in brackets, as in `Host` and `Origin`).
+ */
+export function isLoopback(host: string): boolean {
+  const name = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (name === 'localhost' || name === '::1') return true;
+  return isIP(name) === 4 && name.startsWith('127.');
 }
 
 /** An `Origin` header of an http(s) page, normalized; undefined for `null` and anything else. */
