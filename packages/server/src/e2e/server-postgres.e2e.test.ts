@@ -123,7 +123,8 @@ describe('PostgreSQL: a server without API keys', () => {
   it('binds to loopback, says so at start-up, and serves requests without a key', async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/u);
     expect(server.stdout()).toBe(`listening on ${server.url}\n`);
-    expect(server.stderr()).toContain('No API keys configured');
+    // stdout and stderr are two pipes: the warning, written first, may still be on its way.
+    await expect.poll(() => server.stderr()).toContain('No API keys configured');
     const written = await server.call('/v1/memory/remember', {
       scope_id: 'any',
       entries: [{ text: 'local note' }],
@@ -145,7 +146,7 @@ describe('PostgreSQL: a server without API keys', () => {
         headers: { 'x-request-id': 'log-check-1' },
       },
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => server.stderr()).toContain('log-check-1');
     const lines = server
       .stderr()
       .split('\n')
