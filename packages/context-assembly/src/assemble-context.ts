@@ -1,4 +1,4 @@
-import { parseInput, ValidationError } from '@powercontext/memory-core';
+import { CPU_SLICE_MS, CpuSlice, parseInput, ValidationError } from '@powercontext/memory-core';
 import { type AssemblyCandidate, assemblyCandidatesSchema } from './assembly-candidate.js';
 import {
   type AssemblyContract,
@@ -14,9 +14,9 @@ import {
 } from './assembly-report.js';
 import { textDigest } from './digest.js';
 import { chunkBlock, frameHead, frameTail } from './frame.js';
-import { type Shingles, shinglesOf, similarity } from './near-duplicate.js';
+import { CompactShingler, compactSimilarity } from './near-duplicate.js';
 import { type ExpectedEvidenceSource, type RerankEvidence, verifyRerankEvidence } from './rerank-evidence.js';
-import { loadTokenizer, type Tokenizer, yieldToEventLoop } from './tokenizer.js';
+import { loadTokenizer, type Tokenizer } from './tokenizer.js';
 
 export interface AssembleContextInput {
   /** The exact query the evidence was made for (the normalized search query). */
@@ -69,7 +69,7 @@ export interface AssembleContextOptions {
  * How long the asynchronous walk holds the event loop before it lets other work run. Packing is pure
  * CPU (tokenizing, near-duplicate sets); in a server every other request waits while it runs.
  */
-export const ASSEMBLY_SLICE_MS = 8;
+export const ASSEMBLY_SLICE_MS = CPU_SLICE_MS;
 /** Characters tokenized in one step of the walk: a few milliseconds of js-tiktoken at most. */
 const PIECE_CHARS = 2_048;
 
@@ -86,15 +86,14 @@ export async function assembleContext(
   const tokenizer = await loadTokenizer(contract.tokenizer);
   options.signal?.throwIfAborted();
   const steps = packSteps({ ...input, contract }, tokenizer);
-  let sliceStart = performance.now();
+  // Turns are shared with every other CPU-bound task of the process (see nextTurn): one slice of
+  // all their work per event-loop iteration, so other requests' I/O waits one slice, not one per task.
+  const slice = new CpuSlice(options.signal);
+  await slice.yield();
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
-    if (performance.now() - sliceStart >= ASSEMBLY_SLICE_MS) {
-      await yieldToEventLoop();
-      options.signal?.throwIfAborted();
-      sliceStart = performance.now();
-    }
+    if (slice.spent) await slice.yield();
   }
 }
 
@@ -167,7 +166,8 @@ function* packSteps(input: AssembleContextInput, tokenizer: Tokenizer): Generato
   const chosen: (SelectedChunk & { block: string })[] = [];
   const omitted: OmittedCandidate[] = [];
   const perSource = new Map<string, number>();
-  const kept: { index: number; shingles: Shingles | undefined }[] = [];
+  const kept: { index: number; shingles: Float64Array | undefined }[] = [];
+  const shingler = new CompactShingler();
   const byDigest = new Map<string, number>();
   const near = contract.duplicates.near;
   let used = frameTokens;
@@ -183,9 +183,9 @@ function* packSteps(input: AssembleContextInput, tokenizer: Tokenizer): Generato
       omit('duplicate_of', { duplicateOf: candidates[exact]!.entryVersionId, duplicateMatch: 'exact' });
       continue;
     }
-    let shingles: Shingles | undefined;
+    let shingles: Float64Array | undefined;
     if (near) {
-      shingles = shinglesOf(candidate.text);
+      shingles = shingler.of(candidate.text);
       yield;
       const nearMatch = yield* firstSimilarKept(shingles, kept, near.threshold);
       if (nearMatch) {
@@ -271,12 +271,12 @@ function* countUpTo(tokenizer: Tokenizer, text: string, limit: number): Generato
 
 /** The first chosen chunk at or above the threshold, in choice order (stable: not the most similar one). */
 function* firstSimilarKept(
-  shingles: Shingles,
-  kept: readonly { index: number; shingles: Shingles | undefined }[],
+  shingles: Float64Array,
+  kept: readonly { index: number; shingles: Float64Array | undefined }[],
   threshold: number,
 ): Generator<void, { index: number; similarity: number } | undefined> {
   for (const earlier of kept) {
-    const value = similarity(shingles, earlier.shingles!);
+    const value = compactSimilarity(shingles, earlier.shingles!);
     if (value >= threshold) return { index: earlier.index, similarity: value };
     yield;
   }

@@ -1,3 +1,4 @@
+import { nextTurn } from '@powercontext/memory-core';
 import type { TiktokenBPE } from 'js-tiktoken/lite';
 
 /** Encodings the assembly contract can name. Each is a fixed BPE table shipped inside js-tiktoken. */
@@ -75,12 +76,12 @@ async function rankMapOf(bpe: TiktokenBPE): Promise<Map<string, number>> {
   for (const line of bpe.bpe_ranks.split('\n')) {
     if (line === '') continue;
     const [, offsetText, ...tokens] = line.split(' ');
-    await yieldToEventLoop();
+    await nextTurn();
     const offset = Number.parseInt(offsetText!, 10);
     for (let start = 0; start < tokens.length; start += RANKS_PER_SLICE) {
       const end = Math.min(tokens.length, start + RANKS_PER_SLICE);
       for (let index = start; index < end; index += 1) ranks.set(atob(tokens[index]!), offset + index);
-      await yieldToEventLoop();
+      await nextTurn();
     }
   }
   return ranks;
@@ -188,12 +189,4 @@ class BpeTokenizer implements Tokenizer {
     }
     return bounds.length - 1;
   }
-}
-
-/** Lets timers and I/O run: `setImmediate` where there is one (Node), else a zero timeout. */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => {
-    if (typeof setImmediate === 'function') setImmediate(resolve);
-    else setTimeout(resolve, 0);
-  });
 }

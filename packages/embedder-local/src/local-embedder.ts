@@ -1,9 +1,6 @@
-import { assertEmbeddableTexts, type Embedder, type EmbedOptions } from '@powercontext/memory-core';
+import { assertEmbeddableTexts, CpuSlice, type Embedder, type EmbedOptions } from '@powercontext/memory-core';
 import { hashVector } from './hash-vector.js';
 import { LOCAL_HASH_DEFAULT_DIMENSION, localHashProfile } from './local-hash-profile.js';
-
-/** How long one batch may hold the event loop before it yields. */
-const SLICE_MS = 8;
 
 export interface LocalEmbedderOptions {
   /** Vector length, an integer from 16 to 4096. Default 1024. Part of the profile id. */
@@ -25,15 +22,12 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
       assertEmbeddableTexts(texts);
       embedOptions.signal?.throwIfAborted();
       const vectors: number[][] = [];
-      let sliceStart = performance.now();
+      // Hashing a long text takes milliseconds: a batch takes turns with the process's other CPU work
+      // (nextTurn), starting behind it, so a server embedding one tenant's texts keeps answering others.
+      const slice = new CpuSlice(embedOptions.signal);
+      await slice.yield();
       for (const text of texts) {
-        // Hashing a long text takes milliseconds: a large batch yields between texts, so a server
-        // embedding one tenant's write keeps answering everyone else.
-        if (performance.now() - sliceStart >= SLICE_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          embedOptions.signal?.throwIfAborted();
-          sliceStart = performance.now();
-        }
+        if (slice.spent) await slice.yield();
         vectors.push(hashVector(text, profile.dimension));
       }
       return vectors;

@@ -122,6 +122,7 @@ export {
   InvalidImportLineError,
   importEntries,
 } from './service/import-entries.js';
+export { CPU_SLICE_MS, CpuSlice, nextTurn } from './scheduling/cpu-turns.js';
 export { KeyedMutex } from './service/keyed-mutex.js';
 export {
   type ChangesPage,

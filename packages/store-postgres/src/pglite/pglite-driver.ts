@@ -1,4 +1,5 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { CpuSlice } from '@powercontext/memory-core';
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -22,6 +23,12 @@ class PGliteDriver implements Driver {
   readonly #pglite: PGlite;
   #tail: Promise<void> = Promise.resolve();
   readonly #releases = new WeakMap<PGliteConnection, () => void>();
+  /**
+   * PGlite runs each statement on this thread, synchronously: a costly one holds the event loop for
+   * its whole length, and statements queued by concurrent requests would otherwise run back to back
+   * in one go. Statements take turns with the process's other CPU work instead (see nextTurn).
+   */
+  readonly #slice = new CpuSlice();
 
   constructor(pglite: PGlite) {
     this.#pglite = pglite;
@@ -36,7 +43,7 @@ class PGliteDriver implements Driver {
       release = resolve;
     });
     await previous;
-    const connection = new PGliteConnection(this.#pglite);
+    const connection = new PGliteConnection(this.#pglite, this.#slice);
     this.#releases.set(connection, release);
     return connection;
   }
@@ -65,15 +72,18 @@ class PGliteDriver implements Driver {
 
 class PGliteConnection implements DatabaseConnection {
   readonly #pglite: PGlite;
+  readonly #slice: CpuSlice;
   #transaction?: Transaction;
   #settle?: { commit: () => void; rollback: () => void };
   #done?: Promise<unknown>;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGlite, slice: CpuSlice) {
     this.#pglite = pglite;
+    this.#slice = slice;
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.#slice.spent) await this.#slice.yield();
     const target = this.#transaction ?? this.#pglite;
     const result = await target.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
     return {
