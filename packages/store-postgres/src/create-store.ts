@@ -1,8 +1,9 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './database.js';
 import { migrateToLatest } from './migrate.js';
-import { openPGlite } from './pglite/open-pglite.js';
+import { claimDataDir } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
+import { PGliteThread } from './pglite/pglite-thread.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { guardStoreErrors } from './store-errors.js';
 
@@ -26,12 +27,23 @@ export interface PostgresStoreOptions extends StoreOptions {
 
 const ITERATIVE_SCAN = 'SET hnsw.iterative_scan = strict_order';
 
-/** The embedded default: PGlite with pgvector, migrated, one process per data directory. */
+/**
+ * The embedded default: PGlite with pgvector, migrated, one process per data directory. PGlite runs
+ * on a worker thread, so a costly statement never holds the caller's event loop.
+ */
 export async function createPGliteMemoryStore(
   options: PGliteStoreOptions = {},
 ): Promise<PostgresMemoryStore> {
   const textSearchConfig = options.textSearchConfig ?? 'english';
-  const { pglite, release } = await openPGlite(options.dataDir);
+  const claimed = options.dataDir === undefined ? undefined : claimDataDir(options.dataDir);
+  const release = () => claimed?.release();
+  let pglite: PGliteThread;
+  try {
+    pglite = await PGliteThread.open(claimed?.pgliteDir);
+  } catch (error) {
+    release();
+    throw error;
+  }
   try {
     await pglite.exec(ITERATIVE_SCAN);
     const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });

@@ -27,11 +27,13 @@ const keys = writeKeysFile(dir, [
 ]);
 const REQUEST_TIMEOUT_MS = 5_000;
 /**
- * Issue 19 asks for 100 ms. Measured at its close (load average 4-6 on 2 cores): 222 ms on PostgreSQL
- * and 523 ms on PGlite, against 22.3 s before. This bound keeps the stall from coming back; reaching
- * 100 ms is open work (RFC 0005, "Tenant isolation of work").
+ * Issue 19 asks for 100 ms; the scenario prints the slowest answer it saw, and RFC 0005 ("Tenant
+ * isolation of work") records the figures. The assertion is looser, so that a busy CI machine does not
+ * fail it, yet tight enough to catch the design coming undone: with PGlite back on the event loop's
+ * thread, or a private yield per task instead of one queue of CPU turns, the slowest answer was
+ * 700-970 ms on PGlite and 55 ms steadily during assembly.
  */
-const HEALTH_BOUND_MS = 1_000;
+const HEALTH_BOUND_MS = 500;
 const CONCURRENT = 6;
 
 const VOCABULARY = Array.from(

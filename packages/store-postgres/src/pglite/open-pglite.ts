@@ -25,9 +25,10 @@ export function installedPGliteVersion(): string {
 }
 
 /**
- * Opens (creating if needed) a PGlite database with pgvector. `dataDir` undefined means in memory.
- * On disk the layout is `<dataDir>/pglite` (PostgreSQL files), `<dataDir>/powercontext.json`
- * (the PGlite version that wrote them) and `<dataDir>/powercontext.lock` (held while open).
+ * Opens (creating if needed) a PGlite database with pgvector on this thread. `dataDir` undefined
+ * means in memory. On disk the layout is `<dataDir>/pglite` (PostgreSQL files),
+ * `<dataDir>/powercontext.json` (the PGlite version that wrote them) and `<dataDir>/powercontext.lock`
+ * (held while open). The store itself runs PGlite on a worker thread (`openPGliteThread`).
  */
 export async function openPGlite(dataDir: string | undefined): Promise<OpenedPGlite> {
   // Loaded on first use, so a process on PostgreSQL (or one that fails earlier) never loads PGlite.
@@ -38,6 +39,26 @@ export async function openPGlite(dataDir: string | undefined): Promise<OpenedPGl
   if (dataDir === undefined) {
     return { pglite: await PGlite.create({ extensions: { vector } }), release: () => {} };
   }
+  const claimed = claimDataDir(dataDir);
+  try {
+    const pglite = await PGlite.create({ dataDir: claimed.pgliteDir, extensions: { vector } });
+    return { pglite, release: claimed.release };
+  } catch (error) {
+    claimed.release();
+    throw error;
+  }
+}
+
+/** A data directory this process holds: its lock taken and its PGlite version checked (or recorded). */
+export interface ClaimedDataDir {
+  /** Where PGlite keeps its PostgreSQL files. */
+  pgliteDir: string;
+  /** Releases the lock file; call after the database is closed. */
+  release(): void;
+}
+
+/** Takes the data directory's lock and checks that this build's PGlite wrote it (or records that it does). */
+export function claimDataDir(dataDir: string): ClaimedDataDir {
   mkdirSync(dataDir, { recursive: true });
   const lock = DataDirLock.acquire(join(dataDir, 'powercontext.lock'));
   try {
@@ -57,8 +78,7 @@ export async function openPGlite(dataDir: string | undefined): Promise<OpenedPGl
         `${JSON.stringify({ format: 1, pgliteVersion: version } satisfies DataDirManifest)}\n`,
       );
     }
-    const pglite = await PGlite.create({ dataDir: join(dataDir, 'pglite'), extensions: { vector } });
-    return { pglite, release: () => lock.release() };
+    return { pgliteDir: join(dataDir, 'pglite'), release: () => lock.release() };
   } catch (error) {
     lock.release();
     throw error;

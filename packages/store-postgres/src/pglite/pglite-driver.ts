@@ -1,4 +1,3 @@
-import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { CpuSlice } from '@powercontext/memory-core';
 import {
   type CompiledQuery,
@@ -11,6 +10,7 @@ import {
   PostgresQueryCompiler,
   type QueryResult,
 } from 'kysely';
+import type { PGliteHandle, PGliteSession } from './pglite-thread.js';
 
 const ROLLBACK = Symbol('rollback');
 
@@ -20,17 +20,18 @@ const ROLLBACK = Symbol('rollback');
  * caller can never land inside someone else's open transaction.
  */
 class PGliteDriver implements Driver {
-  readonly #pglite: PGlite;
+  readonly #pglite: PGliteHandle;
   #tail: Promise<void> = Promise.resolve();
   readonly #releases = new WeakMap<PGliteConnection, () => void>();
   /**
-   * PGlite runs each statement on this thread, synchronously: a costly one holds the event loop for
-   * its whole length, and statements queued by concurrent requests would otherwise run back to back
-   * in one go. Statements take turns with the process's other CPU work instead (see nextTurn).
+   * PGlite opened on this thread (`openPGlite`, not the store's PGliteThread) runs each statement
+   * synchronously: a costly one holds the event loop for its whole length, and statements queued by
+   * concurrent requests would otherwise run back to back in one go. Statements take turns with the
+   * process's other CPU work instead (see nextTurn).
    */
   readonly #slice = new CpuSlice();
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGliteHandle) {
     this.#pglite = pglite;
   }
 
@@ -71,13 +72,13 @@ class PGliteDriver implements Driver {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  readonly #pglite: PGlite;
+  readonly #pglite: PGliteHandle;
   readonly #slice: CpuSlice;
-  #transaction?: Transaction;
+  #transaction?: PGliteSession;
   #settle?: { commit: () => void; rollback: () => void };
   #done?: Promise<unknown>;
 
-  constructor(pglite: PGlite, slice: CpuSlice) {
+  constructor(pglite: PGliteHandle, slice: CpuSlice) {
     this.#pglite = pglite;
     this.#slice = slice;
   }
@@ -129,8 +130,8 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
-/** A kysely dialect over an open PGlite instance. */
-export function createPGliteDialect(pglite: PGlite): Dialect {
+/** A kysely dialect over an open PGlite instance, on this thread (PGlite) or a worker (PGliteThread). */
+export function createPGliteDialect(pglite: PGliteHandle): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new PGliteDriver(pglite),

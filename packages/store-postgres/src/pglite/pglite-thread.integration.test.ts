@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PGliteThread } from './pglite-thread.js';
+
+describe('PGlite on a worker thread', () => {
+  let pglite: PGliteThread;
+  beforeAll(async () => {
+    pglite = await PGliteThread.open(undefined);
+    await pglite.exec('CREATE TABLE t (id int PRIMARY KEY, note text)');
+  }, 60_000);
+  afterAll(() => pglite?.close());
+
+  it('answers queries with their rows and affected counts', async () => {
+    const inserted = await pglite.query('INSERT INTO t VALUES ($1, $2), ($3, $4)', [1, 'one', 2, 'two']);
+    expect(inserted.affectedRows).toBe(2);
+    const read = await pglite.query<{ id: number; note: string }>('SELECT id, note FROM t ORDER BY id');
+    expect(read.rows).toEqual([
+      { id: 1, note: 'one' },
+      { id: 2, note: 'two' },
+    ]);
+  });
+
+  it('passes a database error over with its SQLSTATE and message', async () => {
+    const failed = await pglite
+      .query('INSERT INTO t VALUES (1, $1)', ['again'])
+      .catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed).toMatchObject({ code: '23505', message: expect.stringContaining('duplicate key') });
+  });
+
+  it('commits a transaction whose callback resolves and rolls back one whose callback throws', async () => {
+    await pglite.transaction((tx) => tx.query('INSERT INTO t VALUES (10, $1)', ['kept']));
+    const thrown = await pglite
+      .transaction(async (tx) => {
+        await tx.query('INSERT INTO t VALUES (11, $1)', ['dropped']);
+        throw new Error('changed my mind');
+      })
+      .catch((error: unknown) => error);
+    expect((thrown as Error).message).toBe('changed my mind');
+    const ids = await pglite.query<{ id: number }>('SELECT id FROM t WHERE id >= 10 ORDER BY id');
+    expect(ids.rows).toEqual([{ id: 10 }]);
+  });
+
+  it('keeps the caller’s event loop free while a statement runs', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => {
+      ticks += 1;
+    }, 5);
+    const ticksWhenDone = await pglite.query('SELECT pg_sleep(0.3)').then(() => ticks);
+    clearInterval(timer);
+    // PGlite on the calling thread would run the statement synchronously: no tick until it ended.
+    expect(ticksWhenDone).toBeGreaterThan(5);
+  });
+});
+
+describe('PGlite worker thread failures', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pc-pglite-thread-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('rejects the open, without hanging, when PGlite cannot start', async () => {
+    const notADirectory = join(dir, 'a-file');
+    writeFileSync(notADirectory, 'not a database');
+    await expect(PGliteThread.open(notADirectory)).rejects.toBeInstanceOf(Error);
+  }, 60_000);
+
+  it('refuses statements once closed, and closes twice without error', async () => {
+    const pglite = await PGliteThread.open(undefined);
+    await pglite.close();
+    await pglite.close();
+    expect(pglite.closed).toBe(true);
+    await expect(pglite.query('SELECT 1')).rejects.toThrow('PGlite is closed');
+  }, 60_000);
+});
