@@ -33,7 +33,13 @@ export {
 } from './assembly-report.js';
 export { type CandidateBinding, candidateSetDigest, textDigest } from './digest.js';
 export { escapeAttribute, escapeText, FRAME_NOTICE, FRAME_TEMPLATE_ID } from './frame.js';
-export { NEAR_DUPLICATE_RULE_ID, shinglesOf, similarity } from './near-duplicate.js';
+export {
+  CompactShingler,
+  compactSimilarity,
+  NEAR_DUPLICATE_RULE_ID,
+  shinglesOf,
+  similarity,
+} from './near-duplicate.js';
 export {
   bindRerankEvidence,
   type EvidenceOrder,
