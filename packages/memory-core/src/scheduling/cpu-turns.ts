@@ -11,7 +11,7 @@
  */
 
 /** How long a task should work before it asks for its next turn. */
-export const CPU_SLICE_MS = 8;
+export const CPU_SLICE_MS = 4;
 
 const waiting: (() => void)[] = [];
 let pumping = false;
