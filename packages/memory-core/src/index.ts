@@ -24,6 +24,8 @@ export {
   type EntryTarget,
   type EntryVersion,
   type JsonValue,
+  METADATA_MAX_BYTES,
+  METADATA_MAX_DEPTH,
   REMEMBER_MAX_ENTRIES,
   type RememberEntryInput,
   type RememberRequest,

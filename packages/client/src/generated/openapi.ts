@@ -1403,13 +1403,13 @@ export interface components {
       entries: {
         text: string;
         /**
-         * @description 1-64 lowercase letters, digits, "_", "." or "-"; default "note".
+         * @description 1-64 lowercase letters, digits, "_", "." or "-", starting with a letter; default "note".
          * @example note
          */
         kind?: string;
         sources?: components['schemas']['SourceRef'][];
         position?: components['schemas']['EntryPosition'];
-        /** @description Free JSON object, at most 16 KiB serialized. */
+        /** @description Free JSON object: at most 16384 bytes serialized as JSON (UTF-8), objects and arrays nested at most 64 levels deep (the metadata object itself is level 1), no key named "__proto__", no NUL (U+0000) and no lone surrogates in keys or strings. */
         metadata?: {
           [key: string]: unknown;
         };
@@ -1426,7 +1426,8 @@ export interface components {
       order: number | number[];
     };
     ListEntriesResponse: {
-      memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
+      /** @description The revision the page was read at; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
       entries: components['schemas']['EntryVersion'][];
       next_cursor?: string;
     };
@@ -1450,7 +1451,7 @@ export interface components {
         source_id: string;
         order: number[];
       } | null;
-      /** @description Free JSON object, at most 16 KiB serialized. */
+      /** @description Free JSON object: at most 16384 bytes serialized as JSON (UTF-8), objects and arrays nested at most 64 levels deep (the metadata object itself is level 1), no key named "__proto__", no NUL (U+0000) and no lone surrogates in keys or strings. */
       metadata: {
         [key: string]: unknown;
       };
@@ -1512,11 +1513,11 @@ export interface components {
       entry_id: string;
       text: string;
       /**
-       * @description 1-64 lowercase letters, digits, "_", "." or "-"; default "note".
+       * @description 1-64 lowercase letters, digits, "_", "." or "-", starting with a letter; default "note".
        * @example note
        */
       kind?: string;
-      /** @description Free JSON object, at most 16 KiB serialized. */
+      /** @description Free JSON object: at most 16384 bytes serialized as JSON (UTF-8), objects and arrays nested at most 64 levels deep (the metadata object itself is level 1), no key named "__proto__", no NUL (U+0000) and no lone surrogates in keys or strings. */
       metadata?: {
         [key: string]: unknown;
       };
@@ -1531,7 +1532,8 @@ export interface components {
       entry_id: string;
     };
     ChangesResponse: {
-      memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
+      /** @description The scope’s latest revision; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
       from_revision: number;
       to_revision: number;
       changes: {
@@ -1556,7 +1558,8 @@ export interface components {
       limit?: number;
     };
     SearchResponse: {
-      memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
+      /** @description The revision every hit cites; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
       /** @enum {string} */
       mode: 'fts' | 'vector' | 'hybrid';
       hits: components['schemas']['SearchHit'][];
@@ -1650,7 +1653,8 @@ export interface components {
       explain?: 'redacted';
     };
     PrepareContextResponse: {
-      memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
+      /** @description The revision the context was read from; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
       /** @enum {string} */
       mode: 'fts' | 'vector' | 'hybrid';
       /** @description The framed context for a generator. Retrieved text is escaped inside a frame that marks it as untrusted data; this is the only place any text appears. */

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { QUERY_MAX_CHARS, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '@powercontext/memory-core';
-import { artifactRefSchema, scopeIdField } from './common-schemas.js';
+import { artifactRefSchema, nullableArtifactRef, scopeIdField } from './common-schemas.js';
 
 const modeRequest = z.enum(['auto', 'fts', 'vector', 'hybrid'], {
   error: 'mode must be one of auto, fts, vector, hybrid',
@@ -49,9 +49,7 @@ export const searchHitSchema = z
 
 /** The v1 search response as RFC 0080 keeps it: final hits only, no trace. */
 export const searchResponseBaseSchema = z.strictObject({
-  memory: artifactRefSchema
-    .nullable()
-    .openapi({ description: 'The revision every hit cites; null when the scope was never written.' }),
+  memory: nullableArtifactRef('The revision every hit cites; null when the scope was never written.'),
   mode,
   hits: z.array(searchHitSchema),
 });
