@@ -1336,6 +1336,7 @@ export interface components {
           | 'host_forbidden'
           | 'origin_forbidden'
           | 'not_found'
+          | 'method_not_allowed'
           | 'revision_conflict'
           | 'capability_unavailable'
           | 'payload_too_large'
@@ -1550,7 +1551,9 @@ export interface components {
        * @example project
        */
       scope_id: string;
+      /** @description Changes after this revision; default 0 (everything). Past the latest revision: 404 not_found; above to_revision: 422. */
       from_revision?: number;
+      /** @description Changes up to and including this revision; default the latest. Past the latest revision: 404 not_found. */
       to_revision?: number;
       /** @description next_cursor of the previous page. */
       cursor?: string;

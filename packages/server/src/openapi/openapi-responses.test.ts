@@ -362,6 +362,16 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     }
   });
 
+  it('404 and 405 outside the routes: the document’s ErrorResponse', async () => {
+    const { call } = createTestApp(runtime);
+    const validate = validatorFor({ $ref: '#/components/schemas/ErrorResponse' });
+    const wrongMethod = await call('/v1/memory/search', undefined, { key: ALL });
+    expect(wrongMethod.status).toBe(405);
+    const noRoute = await call('/v1/memory/nothing', {}, { key: ALL });
+    expect(noRoute.status).toBe(404);
+    for (const response of [wrongMethod, noRoute]) expect(validate(response.json), response.text).toBe(true);
+  });
+
   it('covered every route and status the document declares', () => {
     expect([...declared].filter((key) => !covered.has(key)).sort()).toEqual([]);
   });

@@ -129,8 +129,17 @@ export const changesRequestSchema = z
     from_revision: z
       .int({ error: 'from_revision must be an integer' })
       .min(0, { error: 'from_revision must be at least 0' })
-      .optional(),
-    to_revision: revisionField('to_revision').optional(),
+      .optional()
+      .openapi({
+        description:
+          'Changes after this revision; default 0 (everything). Past the latest revision: 404 not_found; above to_revision: 422.',
+      }),
+    to_revision: revisionField('to_revision')
+      .optional()
+      .openapi({
+        description:
+          'Changes up to and including this revision; default the latest. Past the latest revision: 404 not_found.',
+      }),
     cursor: cursorField,
     limit: listLimitField,
   })
