@@ -44,6 +44,7 @@ export {
 export {
   type Channel,
   type ChannelCandidate,
+  type LexicalAdmissionFallback,
   type LexicalCandidate,
   type MemoryHit,
   type ParsedSearchRequest,

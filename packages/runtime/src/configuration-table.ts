@@ -261,6 +261,14 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
       'Weight of the vector channel in Reciprocal Rank Fusion (the lexical channel counts 1). RFC 0080 counts both fully.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK',
+    default: 'true',
+    range: 'true or false',
+    origin: 'project extension',
+    description:
+      'When no entry matches enough query terms for the lexical admission rule, return the entries matching fewer instead of nothing, and say so (RFC 0002). false keeps the strict rule.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1',
     default: '0.8',
     range: '0..10',

@@ -28,6 +28,7 @@ describe('loadRuntimeConfig', () => {
         bm25: { k1: 0.8, b: 0, delta: 0.5 },
         contextWeights: [0.35, 0.175],
         channelWeights: { fts: 1, vector: 0.1 },
+        lexicalFallback: true,
       },
     });
   });
@@ -78,7 +79,12 @@ describe('loadRuntimeConfig', () => {
       bm25: { k1: 0.8, b: 0.75, delta: 0.5 },
       contextWeights: [0.5, 0.25, 0.1],
       channelWeights: { fts: 1, vector: 0.1 },
+      lexicalFallback: true,
     });
+    expect(
+      loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK: 'false' }).retrieval
+        .lexicalFallback,
+    ).toBe(false);
     // A model embedder's channel counts fully unless set.
     const withModel = {
       POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai:text-embedding-3-small',

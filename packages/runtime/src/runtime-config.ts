@@ -40,6 +40,8 @@ export interface RuntimeConfig {
     bm25: { k1: number; b: number; delta: number };
     contextWeights: number[];
     channelWeights: { fts: number; vector: number };
+    /** Lexical admission fallback (RFC 0002): a query whose terms match some entry never answers empty. */
+    lexicalFallback: boolean;
   };
 }
 
@@ -147,6 +149,10 @@ const FIELDS = {
     .default('0.35,0.175')
     .transform((value) => (value === 'none' ? [] : value.split(',').map(Number))),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT: number(0, 1, false).optional(),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('true')
+    .transform((value) => value === 'true'),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1: number(0, 10, false).default(0.8),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B: number(0, 1, false).default(0),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA: number(0, 10, false).default(0.5),
@@ -253,6 +259,7 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
         delta: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA,
       },
       contextWeights: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS,
+      lexicalFallback: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK,
       channelWeights: {
         fts: 1,
         // The local hash embedder mostly repeats what BM25 finds (RFC 0007): its ranks fill and break

@@ -1595,6 +1595,15 @@ export interface components {
         /** @enum {string} */
         reason: 'query_embedding_failed';
       } | null;
+      /** @description Set when no entry matched enough query terms for the lexical admission rule (a query of 3+ terms must match max(2, ceil(n/4)) of them) and the search returned entries matching fewer instead of nothing; null otherwise. */
+      lexical_fallback: {
+        /** @enum {string} */
+        reason: 'no_candidate_met_term_threshold';
+        /** @description Distinct query terms after analysis. */
+        query_term_count: number;
+        /** @description Coarse hits admitted by the fallback. */
+        admitted: number;
+      } | null;
       /** @description null when no reranker ran (none configured, or no candidates). */
       rerank: {
         policy_id: string;

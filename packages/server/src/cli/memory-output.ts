@@ -76,6 +76,12 @@ function explainSummaryText(explain: Explain): string[] {
     const fallback = explain.mode_fallback;
     lines.push(`mode fallback: ${fallback.from} -> ${fallback.to} (${fallback.reason})`);
   }
+  if (explain.lexical_fallback) {
+    const fallback = explain.lexical_fallback;
+    lines.push(
+      `lexical fallback: no entry matched enough of the ${fallback.query_term_count} query terms; ${fallback.admitted} matching fewer returned instead`,
+    );
+  }
   const rerank = explain.rerank;
   lines.push(
     rerank

@@ -18,6 +18,7 @@ import {
 } from '@powercontext/memory-core';
 import { z } from 'zod';
 import { prepareContextResponseSchema } from '../http/schemas/context-schemas.js';
+import { lexicalFallbackSchema, searchResponseBaseSchema } from '../http/schemas/search-schemas.js';
 
 // Input schemas state the types, names and allowed values a tool accepts; the numeric and length rules
 // (limits, UUIDs, text sizes) are checked by the memory service, so that breaking one of them comes back
@@ -168,7 +169,13 @@ export {
   listEntriesResponseSchema as listOutput,
   rememberResponseSchema as rememberOutput,
 } from '../http/schemas/memory-schemas.js';
-export { searchResponseBaseSchema as searchOutput } from '../http/schemas/search-schemas.js';
+/** The v1 search response, plus `lexical_fallback` when the admission fallback supplied the hits. */
+export const searchOutput = searchResponseBaseSchema.extend({
+  lexical_fallback: lexicalFallbackSchema.optional().openapi({
+    description:
+      'Present when no entry matched enough query terms and the hits are entries matching fewer of them (weaker evidence).',
+  }),
+});
 
 /** The prepare_context result without `context`, which the tool answers as its text content. */
 export const prepareContextOutput = prepareContextResponseSchema.omit({ context: true });

@@ -134,12 +134,10 @@ export const changesRequestSchema = z
         description:
           'Changes after this revision; default 0 (everything). Past the latest revision: 404 not_found; above to_revision: 422.',
       }),
-    to_revision: revisionField('to_revision')
-      .optional()
-      .openapi({
-        description:
-          'Changes up to and including this revision; default the latest. Past the latest revision: 404 not_found.',
-      }),
+    to_revision: revisionField('to_revision').optional().openapi({
+      description:
+        'Changes up to and including this revision; default the latest. Past the latest revision: 404 not_found.',
+    }),
     cursor: cursorField,
     limit: listLimitField,
   })
