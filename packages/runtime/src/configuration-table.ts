@@ -216,11 +216,11 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS',
-    default: 'generation timeout x max requests',
+    default: 'per policy: a model call’s timeout x max requests',
     range: '1..3600000',
     origin: 'project extension',
     description:
-      'Bound on the rerank stage of one search, queue wait included. With cross-encoder the default uses the rerank model’s bounds.',
+      'Bound on the rerank stage of one search, queue wait included. Default: listwise, the generation bounds; cross-encoder, the rerank model’s; decision, the decision bounds x ceil(candidate limit / decision concurrency), one per step of its walk.',
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE',

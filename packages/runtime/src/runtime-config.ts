@@ -198,11 +198,21 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
   const maxRequests = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS;
   const rerankModel = rerankModelConfig(e, timeoutSeconds, maxRequests);
   const policy = e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY;
-  // The stage deadline follows the model the policy calls: the rerank model's bound for cross-encoder.
+  const decisionTimeoutSeconds = e.POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS ?? timeoutSeconds;
+  const decisionMaxRequests = e.POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS ?? maxRequests;
+  // The stage deadline follows the calls the policy makes: the rerank model's bound for cross-encoder;
+  // for decision, one decision call's bound per step of the walk (up to the candidate limit, k calls
+  // side by side at concurrency k), seed 001's per-call timeout; else one generation call's bound.
+  const walkSteps = Math.ceil(
+    e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_CANDIDATE_LIMIT /
+      e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY,
+  );
   const bound =
     policy === 'cross-encoder' && rerankModel
       ? rerankModel.timeoutSeconds * rerankModel.maxRequests
-      : timeoutSeconds * maxRequests;
+      : policy === 'decision'
+        ? decisionTimeoutSeconds * decisionMaxRequests * walkSteps
+        : timeoutSeconds * maxRequests;
   return {
     store: e.POWERCONTEXT_SERVER_DATABASE_URL
       ? { kind: 'postgres', connectionString: new Secret(e.POWERCONTEXT_SERVER_DATABASE_URL) }
@@ -229,8 +239,8 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
     generation: { ...(generationModel ? { model: generationModel } : {}), timeoutSeconds, maxRequests },
     decision: {
       ...(decisionModel ? { model: decisionModel } : {}),
-      timeoutSeconds: e.POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS ?? timeoutSeconds,
-      maxRequests: e.POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS ?? maxRequests,
+      timeoutSeconds: decisionTimeoutSeconds,
+      maxRequests: decisionMaxRequests,
     },
     ...(rerankModel ? { rerankModel } : {}),
     rerank: {
