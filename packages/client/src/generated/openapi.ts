@@ -67,6 +67,78 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/scopes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The scopes this API key may use, and its permissions */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The caller’s scopes and permissions. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ScopesResponse'];
+          };
+        };
+        /** @description Missing or unknown API key (unauthenticated). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description An unexpected failure of the server (internal_error). */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -1369,6 +1441,13 @@ export interface components {
           [key: string]: unknown;
         };
       };
+    };
+    ScopesResponse: {
+      /** @description True when the key may use every scope. */
+      any_scope: boolean;
+      /** @description The scopes the key may use; for a key of every scope, the scopes that hold memory (any other name works too). */
+      scopes: string[];
+      permissions: ('read' | 'write' | 'explain')[];
     };
     HealthResponse: {
       /** @enum {string} */

@@ -60,8 +60,10 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   });
   const timeout = requestTimeout(options.requestTimeoutMs);
   app.use('/v1/*', timeout, authenticate(options.auth, options.admission, { charge: true }));
-  // Memory work holds one of the key's in-flight slots while it runs (MCP: each tool call does).
+  // Memory work holds one of the key's in-flight slots while it runs (MCP: each tool call does), and
+  // so does listing the scopes, which reads the store for a key of every scope.
   for (const path of ['/v1/memory/*', '/v1/context/*']) app.use(path, inFlightSlot(options.admission));
+  app.use('/v1/scopes', inFlightSlot(options.admission, ['GET', 'HEAD']));
   app.use('/v1/*', limitBody, rejectProtoKeys());
   app.use(
     '/mcp',

@@ -66,3 +66,17 @@ describe('POST /v1/memory/changes: 0 <= from_revision <= to_revision <= latest',
     expect(latest.json).toMatchObject({ from_revision: 2, to_revision: 2, changes: [] });
   });
 });
+
+describe('GET /v1/scopes', () => {
+  it('tells a key the scopes it may use and its permissions, and nothing of other scopes', async () => {
+    const { call } = createTestApp(runtime);
+    const mine = await call('/v1/scopes', undefined, { key: secretOf('alpha-reader') });
+    expect(mine.status).toBe(200);
+    expect(mine.json).toEqual({ any_scope: false, scopes: ['alpha'], permissions: ['read'] });
+    const local = createTestApp(runtime, { auth: { kind: 'local' } });
+    await local.call('/v1/memory/remember', { scope_id: 'gamma', entries: [{ text: 'one' }] });
+    const every = await local.call<{ any_scope: boolean; scopes: string[] }>('/v1/scopes');
+    expect(every.json.any_scope).toBe(true);
+    expect(every.json.scopes).toContain('gamma');
+  });
+});

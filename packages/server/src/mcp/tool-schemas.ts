@@ -20,13 +20,21 @@ import { z } from 'zod';
 import { prepareContextResponseSchema } from '../http/schemas/context-schemas.js';
 import { lexicalFallbackSchema, searchResponseBaseSchema } from '../http/schemas/search-schemas.js';
 
-// Input schemas state the types, names and allowed values a tool accepts; the numeric and length rules
-// (limits, UUIDs, text sizes) are checked by the memory service, so that breaking one of them comes back
-// as our `invalid_request` error naming the field and the rule.
+// Input schemas state the types, names, allowed values and numeric bounds a tool accepts, so the
+// JSON Schema a client sees carries the real bounds. A call that breaks one comes back as the same
+// `invalid_request` ToolError as any other rule (see memory-tools.ts), never as a protocol error. Text
+// sizes and UUIDs are left to the memory service, which names the field and the rule.
+
+/** Revisions are PostgreSQL `integer`s. */
+export const REVISION_MAX = 2_147_483_647;
 
 const scopeId = z.string().describe('The scope whose memory to use, e.g. a project or user id.');
 const entryId = z.string().describe('The entry id (a UUID) as returned by remember_memory or a search hit.');
-const revision = z.int().describe('Read at this memory revision (default: the latest).');
+const revision = z
+  .int()
+  .min(1)
+  .max(REVISION_MAX)
+  .describe('Read at this memory revision (default: the latest).');
 const kind = z
   .string()
   .describe('A label such as note or fact: 1-64 lowercase letters, digits, "_", "." or "-".');
@@ -40,6 +48,8 @@ export const searchInput = z.strictObject({
   query: z.string().describe(`What to look for, in words (1-${QUERY_MAX_CHARS} characters).`),
   limit: z
     .int()
+    .min(1)
+    .max(SEARCH_LIMIT_MAX)
     .optional()
     .describe(`How many hits to return, 1-${SEARCH_LIMIT_MAX} (default ${SEARCH_LIMIT_DEFAULT}).`),
   mode: z
@@ -87,8 +97,37 @@ export const listInput = z.strictObject({
   state: z.enum(['active', 'inactive', 'all']).optional().describe('Which entries to list (default active).'),
   revision: revision.optional(),
   cursor: z.string().optional().describe('next_cursor of the previous page.'),
-  limit: z.int().optional().describe(`Entries per page, 1-${LIST_LIMIT_MAX} (default 50).`),
+  limit: z
+    .int()
+    .min(1)
+    .max(LIST_LIMIT_MAX)
+    .optional()
+    .describe(`Entries per page, 1-${LIST_LIMIT_MAX} (default 50).`),
 });
+
+export const changesInput = z.strictObject({
+  scope_id: scopeId,
+  from_revision: z
+    .int()
+    .min(0)
+    .max(REVISION_MAX)
+    .optional()
+    .describe(
+      'Changes after this revision (default 0: from the start). Past the latest revision: not_found.',
+    ),
+  to_revision: revision
+    .optional()
+    .describe('Changes up to and including this revision (default: the latest). At least from_revision.'),
+  cursor: z.string().optional().describe('next_cursor of the previous page.'),
+  limit: z
+    .int()
+    .min(1)
+    .max(LIST_LIMIT_MAX)
+    .optional()
+    .describe(`Changes per page, 1-${LIST_LIMIT_MAX} (default 50).`),
+});
+
+export const scopesInput = z.strictObject({});
 
 export const getInput = z.strictObject({
   scope_id: scopeId,
@@ -114,18 +153,24 @@ export const prepareContextInput = searchInput.extend({
       version: z.literal(ASSEMBLY_CONTRACT_VERSION).optional(),
       token_budget: z
         .int()
+        .min(counts.tokenBudget.min)
+        .max(counts.tokenBudget.max)
         .optional()
         .describe(
           `Most tokens of the whole framed context, frame included, ${counts.tokenBudget.min}-${counts.tokenBudget.max} (default ${counts.tokenBudget.default}).`,
         ),
       max_chunks: z
         .int()
+        .min(counts.maxChunks.min)
+        .max(counts.maxChunks.max)
         .optional()
         .describe(
           `Most chunks, ${counts.maxChunks.min}-${counts.maxChunks.max} (default ${counts.maxChunks.default}).`,
         ),
       per_source_cap: z
         .int()
+        .min(counts.perSourceCap.min)
+        .max(counts.perSourceCap.max)
         .optional()
         .describe(
           `Most chunks from one source, ${counts.perSourceCap.min}-${counts.perSourceCap.max} (default ${counts.perSourceCap.default}).`,
@@ -138,6 +183,8 @@ export const prepareContextInput = searchInput.extend({
               rule: z.literal(NEAR_DUPLICATE_RULE_ID).optional(),
               threshold: z
                 .number()
+                .gt(0)
+                .max(1)
                 .optional()
                 .describe(
                   `Similarity at or above which a chunk repeats one already chosen, above 0 and at most 1 (default ${NEAR_DUPLICATE_THRESHOLD_DEFAULT}).`,
@@ -164,6 +211,7 @@ export const prepareContextInput = searchInput.extend({
 
 // The results are the HTTP v1 response bodies, so a tool and its route answer with the same JSON.
 export {
+  changesResponseSchema as changesOutput,
   entryWriteResponseSchema as entryWriteOutput,
   getEntryResponseSchema as getOutput,
   listEntriesResponseSchema as listOutput,
@@ -179,3 +227,4 @@ export const searchOutput = searchResponseBaseSchema.extend({
 
 /** The prepare_context result without `context`, which the tool answers as its text content. */
 export const prepareContextOutput = prepareContextResponseSchema.omit({ context: true });
+export { scopesResponseSchema as scopesOutput } from '../http/schemas/system-schemas.js';

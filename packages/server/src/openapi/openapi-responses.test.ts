@@ -180,7 +180,7 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       expect(empty.json.memory).toBeNull();
       conforms('POST', path, empty);
     }
-    for (const path of ['/v1/capabilities', '/healthz', '/readyz']) {
+    for (const path of ['/v1/capabilities', '/v1/scopes', '/healthz', '/readyz']) {
       const response = await call(path, undefined, { key: ALL });
       expect(response.status).toBe(200);
       conforms('GET', path, response);
@@ -204,9 +204,11 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       expect(response.status).toBe(401);
       conforms('POST', path, response);
     }
-    const capabilities = await call('/v1/capabilities');
-    expect(capabilities.status).toBe(401);
-    conforms('GET', '/v1/capabilities', capabilities);
+    for (const path of ['/v1/capabilities', '/v1/scopes']) {
+      const response = await call(path);
+      expect(response.status).toBe(401);
+      conforms('GET', path, response);
+    }
   });
 
   it('403 scope_forbidden and permission_forbidden', async () => {
@@ -291,23 +293,17 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
   });
 
   it('429 rate_limited: a key over its limit', async () => {
-    for (const path of [...POST_ROUTES, '/v1/capabilities']) {
+    const GET_ROUTES = ['/v1/capabilities', '/v1/scopes'];
+    for (const path of [...POST_ROUTES, ...GET_ROUTES]) {
       const { call } = createTestApp(runtime); // a fresh limiter per route
-      let response = await call(
-        path,
-        path.startsWith('/v1/capabilities') ? undefined : bodies('alpha')[path],
-        {
-          key: THROTTLED,
-        },
-      );
+      const body = GET_ROUTES.includes(path) ? undefined : bodies('alpha')[path];
+      let response = await call(path, body, { key: THROTTLED });
       for (let attempt = 0; attempt < 3 && response.status !== 429; attempt++) {
-        response = await call(path, path.startsWith('/v1/capabilities') ? undefined : bodies('alpha')[path], {
-          key: THROTTLED,
-        });
+        response = await call(path, body, { key: THROTTLED });
       }
       expect(response.status).toBe(429);
       expect(response.headers.get('retry-after')).toMatch(/^\d+$/u);
-      conforms(path === '/v1/capabilities' ? 'GET' : 'POST', path, response);
+      conforms(GET_ROUTES.includes(path) ? 'GET' : 'POST', path, response);
     }
   });
 
@@ -321,6 +317,10 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
         expect(response.json.error).toMatchObject({ code: 'internal_error', retryable: false });
         conforms('POST', path, response);
       }
+      // A key of every scope lists the scopes that hold memory, from the store.
+      const scopes = await createTestApp(runtime, { auth: { kind: 'local' } }).call('/v1/scopes');
+      expect(scopes.status).toBe(500);
+      conforms('GET', '/v1/scopes', scopes);
     } finally {
       faulty.fault = undefined;
     }
@@ -351,6 +351,9 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
         expect(response.json.error).toMatchObject({ code: 'database_unavailable', retryable: true });
         conforms('POST', path, response);
       }
+      const scopes = await createTestApp(runtime, { auth: { kind: 'local' } }).call('/v1/scopes');
+      expect(scopes.status).toBe(503);
+      conforms('GET', '/v1/scopes', scopes);
     } finally {
       faulty.fault = undefined;
     }
