@@ -56,12 +56,6 @@ describe('MCP tools an agent can use well (issue 15)', () => {
     await client.close();
   });
 
-  it('names every tool in the help of powercontext mcp, in the runtime catalogue\'s order', () => {
-    // stdio.ts spells the names out so that --help does not load the runtime.
-    expect(MCP_TOOL_NAMES).toEqual(MODEL_CALLABLE_TOOLS.map((tool) => tool.name));
-    expect(MCP_USAGE).toContain(MCP_TOOL_NAMES.join(', '));
-  });
-
   it('answers a schema failure as the same isError ToolError as every other failure', async () => {
     const client = await connect();
     // On 6a3d005 both came back as a bare "Input validation error: ..." text.
@@ -129,6 +123,12 @@ describe('MCP tools an agent can use well (issue 15)', () => {
     })) as ToolResult;
     expect(errorOf(past).code).toBe('not_found');
     await client.close();
+  });
+
+  it('lists every tool in `powercontext mcp --help` (prepare_context was missing)', () => {
+    for (const tool of MODEL_CALLABLE_TOOLS) expect(MCP_USAGE).toContain(tool.name);
+    // stdio.ts spells the names out, so that --help answers before the runtime loads: same list.
+    expect(MCP_TOOL_NAMES).toEqual(MODEL_CALLABLE_TOOLS.map((tool) => tool.name));
   });
 
   it('tells a caller which scopes it may use', async () => {
