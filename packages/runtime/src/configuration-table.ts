@@ -216,7 +216,7 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS',
-    default: 'per policy: a model call’s timeout x max requests',
+    default: 'the rerank policy’s call bound',
     range: '1..3600000',
     origin: 'project extension',
     description:
