@@ -38,7 +38,8 @@ import {
 } from './tool-schemas.js';
 
 export interface MemoryMcpServerOptions {
-  runtime: Pick<Runtime, 'memory' | 'capabilities'>;
+  /** `capabilities` tells search_memory's description what the embedder finds; tests may omit it. */
+  runtime: Pick<Runtime, 'memory'> & Partial<Pick<Runtime, 'capabilities'>>;
   principal: Principal;
   /** Told about failures that are not our typed errors (they reach the caller as `internal_error`). */
   onInternalError?: (error: unknown, tool: string) => void;
@@ -59,9 +60,9 @@ const UNTRUSTED_NOTE =
  * What search_memory finds, as the configured embedder allows: with a lexical embedder (the default
  * local hash) both channels match words, so promising "meaning" would send agents paraphrasing.
  */
-export function searchDescription(profile: EmbeddingProfile): string {
+export function searchDescription(profile: EmbeddingProfile | undefined): string {
   const how =
-    profile.representation === 'lexical'
+    profile?.representation === 'lexical'
       ? 'by the words entries contain (full-text ranking; the configured embedder hashes words and does not match meaning, so use words the entries would use)'
       : 'by words and by meaning (full-text ranking fused with embedding similarity)';
   return `Search a scope's memory ${how}; returns the best entries with their citations. A question whose terms match some entry never comes back empty: when no entry matches enough of them, entries matching fewer are returned and lexical_fallback says so. ${UNTRUSTED_NOTE}`;
@@ -129,7 +130,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     'search_memory',
     {
       title: 'Search memory',
-      description: searchDescription(runtime.capabilities().embeddingProfile),
+      description: searchDescription(runtime.capabilities?.().embeddingProfile),
       inputSchema: searchInput,
       outputSchema: searchOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },

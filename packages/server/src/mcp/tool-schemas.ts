@@ -28,6 +28,13 @@ import { lexicalFallbackSchema, searchResponseBaseSchema } from '../http/schemas
 /** Revisions are PostgreSQL `integer`s. */
 export const REVISION_MAX = 2_147_483_647;
 
+/** An integer in [min, max] whose failures read like the HTTP route's ("limit must be at most 50"). */
+const bounded = (name: string, min: number, max: number) =>
+  z
+    .int({ error: `${name} must be an integer` })
+    .min(min, { error: `${name} must be at least ${min}` })
+    .max(max, { error: `${name} must be at most ${max}` });
+
 const scopeId = z.string().describe('The scope whose memory to use, e.g. a project or user id.');
 const entryId = z.string().describe('The entry id (a UUID) as returned by remember_memory or a search hit.');
 const revision = z
@@ -46,10 +53,7 @@ const text = z.string().describe(`The entry text, 1-${ENTRY_TEXT_MAX_CHARS} char
 export const searchInput = z.strictObject({
   scope_id: scopeId,
   query: z.string().describe(`What to look for, in words (1-${QUERY_MAX_CHARS} characters).`),
-  limit: z
-    .int()
-    .min(1)
-    .max(SEARCH_LIMIT_MAX)
+  limit: bounded('limit', 1, SEARCH_LIMIT_MAX)
     .optional()
     .describe(`How many hits to return, 1-${SEARCH_LIMIT_MAX} (default ${SEARCH_LIMIT_DEFAULT}).`),
   mode: z
@@ -107,10 +111,7 @@ export const listInput = z.strictObject({
 
 export const changesInput = z.strictObject({
   scope_id: scopeId,
-  from_revision: z
-    .int()
-    .min(0)
-    .max(REVISION_MAX)
+  from_revision: bounded('from_revision', 0, REVISION_MAX)
     .optional()
     .describe(
       'Changes after this revision (default 0: from the start). Past the latest revision: not_found.',
@@ -151,26 +152,17 @@ export const prepareContextInput = searchInput.extend({
   contract: z
     .strictObject({
       version: z.literal(ASSEMBLY_CONTRACT_VERSION).optional(),
-      token_budget: z
-        .int()
-        .min(counts.tokenBudget.min)
-        .max(counts.tokenBudget.max)
+      token_budget: bounded('token_budget', counts.tokenBudget.min, counts.tokenBudget.max)
         .optional()
         .describe(
           `Most tokens of the whole framed context, frame included, ${counts.tokenBudget.min}-${counts.tokenBudget.max} (default ${counts.tokenBudget.default}).`,
         ),
-      max_chunks: z
-        .int()
-        .min(counts.maxChunks.min)
-        .max(counts.maxChunks.max)
+      max_chunks: bounded('max_chunks', counts.maxChunks.min, counts.maxChunks.max)
         .optional()
         .describe(
           `Most chunks, ${counts.maxChunks.min}-${counts.maxChunks.max} (default ${counts.maxChunks.default}).`,
         ),
-      per_source_cap: z
-        .int()
-        .min(counts.perSourceCap.min)
-        .max(counts.perSourceCap.max)
+      per_source_cap: bounded('per_source_cap', counts.perSourceCap.min, counts.perSourceCap.max)
         .optional()
         .describe(
           `Most chunks from one source, ${counts.perSourceCap.min}-${counts.perSourceCap.max} (default ${counts.perSourceCap.default}).`,
@@ -182,9 +174,9 @@ export const prepareContextInput = searchInput.extend({
             .strictObject({
               rule: z.literal(NEAR_DUPLICATE_RULE_ID).optional(),
               threshold: z
-                .number()
-                .gt(0)
-                .max(1)
+                .number({ error: 'duplicates.near.threshold must be a number' })
+                .gt(0, { error: 'duplicates.near.threshold must be above 0' })
+                .max(1, { error: 'duplicates.near.threshold must be at most 1' })
                 .optional()
                 .describe(
                   `Similarity at or above which a chunk repeats one already chosen, above 0 and at most 1 (default ${NEAR_DUPLICATE_THRESHOLD_DEFAULT}).`,
