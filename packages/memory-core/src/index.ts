@@ -116,6 +116,7 @@ export { assertRerankBounds, RERANK_MAX_CANDIDATES, RERANK_MAX_LIMIT } from './r
 export { type RerankFailurePolicy, RerankStage, type RerankStageOptions } from './rerank/rerank-stage.js';
 export { coarseFallbackRanks, type RankSelection, selectRanks } from './rerank/select-ranks.js';
 export { validateDecision } from './rerank/validate-decision.js';
+export { CPU_SLICE_MS, CpuSlice, nextTurn } from './scheduling/cpu-turns.js';
 export {
   IMPORT_DEFAULT_BATCH_SIZE,
   type ImportOptions,
@@ -125,7 +126,6 @@ export {
   InvalidImportLineError,
   importEntries,
 } from './service/import-entries.js';
-export { CPU_SLICE_MS, CpuSlice, nextTurn } from './scheduling/cpu-turns.js';
 export { KeyedMutex } from './service/keyed-mutex.js';
 export {
   type ChangesPage,
