@@ -84,8 +84,8 @@ describe('runLocomoEval with reranking configured through the runtime environmen
       questions: 3,
     });
     // coarse from the trace's pool of top_k = 5: recall up to @5, nothing above.
-    expect(Object.keys(rerank.coarse)).toEqual(['recall_at_1', 'recall_at_5', 'mrr']);
-    expect(Object.keys(rerank.final)).toEqual(['recall_at_1', 'mrr']);
+    expect(Object.keys(rerank.coarse)).toEqual(['recall_at_1', 'recall_at_5', 'mrr', 'no_hits']);
+    expect(Object.keys(rerank.final)).toEqual(['recall_at_1', 'mrr', 'no_hits']);
     expect(rerank.latency_ms?.rerank_p50).toBeGreaterThan(0);
     expect(rerank.usage).toMatchObject({ requests: 3, calls: 3, total_tokens: 330 });
     expect(server.requests).toHaveLength(3);

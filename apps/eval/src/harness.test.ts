@@ -81,6 +81,7 @@ describe('runLocomoEval on a tiny fixture conversation (in-process runtime, temp
       'hit_at_10',
       'mrr',
       'ndcg_at_10',
+      'no_hits',
     ]);
     expect(hybrid.coarse.recall_at_50).toBeDefined();
     expect(Object.keys(hybrid.by_category).sort()).toEqual(['1', '2', '4']);

@@ -48,7 +48,18 @@ describe('questionMetrics', () => {
       hit_at_10: 0,
       mrr: 0,
       ndcg_at_10: 0,
+      no_hits: 0,
     });
+  });
+
+  it('marks a search that returned nothing, so its mean is the share of empty answers', () => {
+    const empty = questionMetrics([], { evidence: ['D1:1'], relevantUnits: 1 }, 10);
+    expect(empty.no_hits).toBe(1);
+    expect(empty.recall_at_10).toBe(0);
+    expect(
+      meanMetrics([empty, questionMetrics([['D1:2']], { evidence: ['D1:1'], relevantUnits: 1 }, 10)])
+        ?.no_hits,
+    ).toBe(0.5);
   });
 
   it('counts hit@10 and MRR from the first relevant unit only', () => {
@@ -74,8 +85,14 @@ describe('questionMetrics', () => {
       'hit_at_10',
       'mrr',
       'ndcg_at_10',
+      'no_hits',
     ]);
-    expect(Object.keys(questionMetrics(ranked, target, 5))).toEqual(['recall_at_1', 'recall_at_5', 'mrr']);
+    expect(Object.keys(questionMetrics(ranked, target, 5))).toEqual([
+      'recall_at_1',
+      'recall_at_5',
+      'mrr',
+      'no_hits',
+    ]);
     expect(Object.keys(questionMetrics(ranked, target, 30))).toContain('recall_at_30');
     expect(Object.keys(questionMetrics(ranked, target, 30))).not.toContain('recall_at_50');
   });
@@ -83,7 +100,7 @@ describe('questionMetrics', () => {
   it('ignores units below the depth', () => {
     const ranked = [['D1:1'], ['D1:2'], ['D1:3']];
     const metrics = questionMetrics(ranked, { evidence: ['D1:3'], relevantUnits: 1 }, 1);
-    expect(metrics).toEqual({ recall_at_1: 0, mrr: 0 });
+    expect(metrics).toEqual({ recall_at_1: 0, mrr: 0, no_hits: 0 });
   });
 
   it('rejects a question without evidence', () => {

@@ -18,6 +18,8 @@ export interface Metrics {
   hit_at_10?: number;
   mrr?: number;
   ndcg_at_10?: number;
+  /** 1 when the search returned nothing at all; averaged, the share of questions with no hits. */
+  no_hits?: number;
 }
 
 export const METRIC_KEYS = [
@@ -30,6 +32,7 @@ export const METRIC_KEYS = [
   'hit_at_10',
   'mrr',
   'ndcg_at_10',
+  'no_hits',
 ] as const satisfies readonly (keyof Metrics)[];
 
 /** The turn ids each ranked unit covers, best first. */
@@ -76,6 +79,7 @@ export function questionMetrics(ranked: RankedCoverage, target: QuestionTarget, 
   }
   metrics.mrr = firstRelevantRank === undefined ? 0 : 1 / firstRelevantRank;
   if (depth >= 10) metrics.ndcg_at_10 = ndcgAt10(relevantAt, target.relevantUnits);
+  metrics.no_hits = list.length === 0 ? 1 : 0;
   return metrics;
 }
 

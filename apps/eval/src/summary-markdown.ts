@@ -34,6 +34,7 @@ const HEADERS: Record<(typeof METRIC_KEYS)[number], string> = {
   hit_at_10: 'hit@10',
   mrr: 'MRR',
   ndcg_at_10: 'nDCG@10',
+  no_hits: 'no hits',
 };
 
 const DASH = '—';

@@ -22,6 +22,7 @@ export const metricsSchema = z.strictObject({
   hit_at_10: fraction.optional(),
   mrr: fraction.optional(),
   ndcg_at_10: fraction.optional(),
+  no_hits: fraction.optional(),
 });
 
 const byCategorySchema = z.strictObject({

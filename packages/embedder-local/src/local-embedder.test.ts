@@ -98,6 +98,7 @@ describe('createLocalEmbedder', () => {
       dimension: 1024,
       normalization: 'l2',
       minCosine: LOCAL_HASH_MIN_COSINE,
+      representation: 'lexical',
     });
     expect(createLocalEmbedder({ dimension: 1024 }).profile.id).toBe('powercontext.local-hash.v2@1024');
     expect(LOCAL_HASH_MIN_COSINE).toBe(0.3);

@@ -31,5 +31,6 @@ export function localHashProfile(dimension: number = LOCAL_HASH_DEFAULT_DIMENSIO
     dimension,
     normalization: 'l2',
     minCosine: LOCAL_HASH_MIN_COSINE,
+    representation: 'lexical',
   };
 }

@@ -24,6 +24,8 @@ export {
   type EntryTarget,
   type EntryVersion,
   type JsonValue,
+  METADATA_MAX_BYTES,
+  METADATA_MAX_DEPTH,
   REMEMBER_MAX_ENTRIES,
   type RememberEntryInput,
   type RememberRequest,
@@ -42,6 +44,7 @@ export {
 export {
   type Channel,
   type ChannelCandidate,
+  type LexicalAdmissionFallback,
   type LexicalCandidate,
   type MemoryHit,
   type ParsedSearchRequest,

@@ -1,6 +1,6 @@
 import type { EntryVersion, LexicalCandidate } from '@powercontext/memory-core';
 import { describe, expect, it } from 'vitest';
-import { admitLexical, admitVector, requiredMatchedTerms } from './admission.js';
+import { admitLexical, admitLexicalFallback, admitVector, requiredMatchedTerms } from './admission.js';
 
 const version = (id: string) => ({ entryId: id, entryVersionId: id }) as EntryVersion;
 const lexical = (id: string, matchedTerms: number, rank: number): LexicalCandidate => ({
@@ -20,6 +20,15 @@ describe('admission', () => {
       ['a', 1],
       ['c', 2],
     ]);
+  });
+  it('offers exactly the candidates the rule turned away as the fallback, in channel order, renumbered', () => {
+    const candidates = [lexical('a', 3, 1), lexical('b', 1, 2), lexical('c', 2, 3), lexical('d', 1, 4)];
+    expect(admitLexicalFallback(candidates, 5).map((c) => [c.version.entryId, c.rank])).toEqual([
+      ['b', 1],
+      ['d', 2],
+    ]);
+    // Queries of up to 2 terms admit every match: nothing is left for a fallback.
+    expect(admitLexicalFallback([lexical('a', 1, 1)], 2)).toEqual([]);
   });
   it('keeps vector candidates at or above the profile threshold', () => {
     const candidates = [0.9, 0.3, 0.29].map((score, i) => ({

@@ -16,6 +16,21 @@ export function admitLexical(
   return rerank(candidates.filter((candidate) => candidate.matchedTerms >= required));
 }
 
+/**
+ * The lexical candidates `admitLexical` turns away (they match at least one query term, fewer than
+ * the rule asks), in the channel's order with ranks renumbered: what a search returns instead of
+ * nothing when no candidate met the rule.
+ */
+export function admitLexicalFallback(
+  candidates: readonly LexicalCandidate[],
+  queryTermCount: number,
+): LexicalCandidate[] {
+  const required = requiredMatchedTerms(queryTermCount);
+  return rerank(
+    candidates.filter((candidate) => candidate.matchedTerms >= 1 && candidate.matchedTerms < required),
+  );
+}
+
 /** Keeps vector candidates whose cosine similarity reaches the embedding profile's threshold. */
 export function admitVector(candidates: readonly ChannelCandidate[], minCosine: number): ChannelCandidate[] {
   return rerank(candidates.filter((candidate) => candidate.score >= minCosine));

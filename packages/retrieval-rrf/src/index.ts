@@ -1,4 +1,4 @@
-export { admitLexical, admitVector, requiredMatchedTerms } from './admission.js';
+export { admitLexical, admitLexicalFallback, admitVector, requiredMatchedTerms } from './admission.js';
 export {
   type ChannelWeights,
   EQUAL_CHANNEL_WEIGHTS,

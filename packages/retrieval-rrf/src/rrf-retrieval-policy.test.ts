@@ -12,12 +12,20 @@ describe('createRrfRetrievalPolicy', () => {
     });
     const plain = createRrfRetrievalPolicy({ contextWeights: [] });
     expect(plain.id).toBe(
-      `${RRF_RETRIEVAL_POLICY_FAMILY}(k1=0.8,b=0,delta=0.5;context=;rrf_k=60;weights=1,1;fetch=4x32)`,
+      `${RRF_RETRIEVAL_POLICY_FAMILY}(k1=0.8,b=0,delta=0.5;context=;rrf_k=60;weights=1,1;fetch=4x32;lexical_fallback=on)`,
     );
     expect(plain.lexicalProjection.id).toBe('powercontext.lexical.neighbours.v1()');
     expect(createRrfRetrievalPolicy({ bm25: { b: 0.75 } }).id).toContain('b=0.75');
     expect(createRrfRetrievalPolicy({ channelWeights: { vector: 0.1 } }).id).toContain('weights=1,0.1');
     expect(createRrfRetrievalPolicy({ id: 'mine.v1', contextWeights: [0.5] }).id).toBe('mine.v1');
+  });
+
+  it('falls back on lexical admission by default (v3), and the v2 rule without it has its own id', () => {
+    expect(RRF_RETRIEVAL_POLICY_FAMILY).toBe('powercontext.retrieval.rrf.v3');
+    expect(createRrfRetrievalPolicy().admitLexicalFallback).toBeTypeOf('function');
+    const strict = createRrfRetrievalPolicy({ lexicalFallback: false });
+    expect(strict.admitLexicalFallback).toBeUndefined();
+    expect(strict.id).toContain('lexical_fallback=off');
   });
 
   it('refuses parameters outside their range', () => {

@@ -4,7 +4,7 @@ import {
   lexicalProjectionPolicy,
   type RetrievalPolicy,
 } from '@powercontext/memory-core';
-import { admitLexical, admitVector } from './admission.js';
+import { admitLexical, admitLexicalFallback, admitVector } from './admission.js';
 import {
   type ChannelWeights,
   EQUAL_CHANNEL_WEIGHTS,
@@ -12,7 +12,7 @@ import {
   RRF_K,
 } from './reciprocal-rank-fusion.js';
 
-export const RRF_RETRIEVAL_POLICY_FAMILY = 'powercontext.retrieval.rrf.v2';
+export const RRF_RETRIEVAL_POLICY_FAMILY = 'powercontext.retrieval.rrf.v3';
 
 /**
  * BM25 defaults measured on short conversational memory (LoCoMo dev turns): k1 0.8, no length
@@ -26,7 +26,7 @@ export const DEFAULT_BM25: Bm25Parameters = { k1: 0.8, b: 0, delta: 0.5 };
  */
 export const DEFAULT_CONTEXT_WEIGHTS: readonly number[] = [0.35, 0.175];
 
-const DEFAULT_PARAMETERS = `k1=${DEFAULT_BM25.k1},b=${DEFAULT_BM25.b},delta=${DEFAULT_BM25.delta};context=${DEFAULT_CONTEXT_WEIGHTS.join(',')};rrf_k=${RRF_K};weights=1,1;fetch=4x32`;
+const DEFAULT_PARAMETERS = `k1=${DEFAULT_BM25.k1},b=${DEFAULT_BM25.b},delta=${DEFAULT_BM25.delta};context=${DEFAULT_CONTEXT_WEIGHTS.join(',')};rrf_k=${RRF_K};weights=1,1;fetch=4x32;lexical_fallback=on`;
 
 export interface RrfRetrievalPolicyOptions {
   /** Replaces the derived id; give a new one whenever any parameter changes. */
@@ -43,12 +43,17 @@ export interface RrfRetrievalPolicyOptions {
   /** Channel over-fetch: max(multiplier x coarse limit, floor). Defaults 4 and 32. */
   fetchMultiplier?: number;
   fetchFloor?: number;
+  /**
+   * When the lexical admission rule admits nothing, return the lexical candidates it turned away
+   * instead of an empty answer (default true; false is the v2 behaviour).
+   */
+  lexicalFallback?: boolean;
 }
 
 /**
  * The coarse-path policy of RFC 0080: admission rules, channel over-fetch and RRF with k = 60, with
  * the BM25 parameters and the lexical projection (neighbour context) of RFC 0007. With the defaults
- * its id is `powercontext.retrieval.rrf.v2`; otherwise the id spells out every parameter, so two
+ * its id is `powercontext.retrieval.rrf.v3` (v2 plus the lexical admission fallback); otherwise the id spells out every parameter, so two
  * policies that behave differently never share an id.
  */
 export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}): RetrievalPolicy {
@@ -70,7 +75,8 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
   }
   const multiplier = options.fetchMultiplier ?? 4;
   const floor = options.fetchFloor ?? 32;
-  const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};weights=${weights.fts},${weights.vector};fetch=${multiplier}x${floor}`;
+  const lexicalFallback = options.lexicalFallback ?? true;
+  const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};weights=${weights.fts},${weights.vector};fetch=${multiplier}x${floor};lexical_fallback=${lexicalFallback ? 'on' : 'off'}`;
   return {
     id:
       options.id ??
@@ -81,6 +87,7 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
     lexicalProjection,
     channelFetchLimit: (coarseLimit) => Math.max(multiplier * coarseLimit, floor),
     admitLexical,
+    ...(lexicalFallback ? { admitLexicalFallback } : {}),
     admitVector,
     fuse: (channels, limit, toHit) => fuseReciprocalRank(channels, limit, toHit, k, weights),
   };

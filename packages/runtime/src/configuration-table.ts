@@ -216,11 +216,11 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS',
-    default: 'generation timeout x max requests',
+    default: 'the rerank policy’s call bound',
     range: '1..3600000',
     origin: 'project extension',
     description:
-      'Bound on the rerank stage of one search, queue wait included. With cross-encoder the default uses the rerank model’s bounds.',
+      'Bound on the rerank stage of one search, queue wait included. Default: listwise, the generation bounds; cross-encoder, the rerank model’s; decision, the decision bounds x ceil(candidate limit / decision concurrency), one per step of its walk.',
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_MODE',
@@ -259,6 +259,14 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     origin: 'project extension',
     description:
       'Weight of the vector channel in Reciprocal Rank Fusion (the lexical channel counts 1). RFC 0080 counts both fully.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK',
+    default: 'true',
+    range: 'true or false',
+    origin: 'project extension',
+    description:
+      'When no entry matches enough query terms for the lexical admission rule, return the entries matching fewer instead of nothing, and say so (RFC 0002). false keeps the strict rule.',
   },
   {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1',

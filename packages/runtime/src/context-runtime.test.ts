@@ -141,7 +141,7 @@ describe('prepareContext with the cross-encoder policy, over real HTTP', () => {
       errorCode: 'inference_invalid_output',
     });
     expect(prepared.assembly.evidence).toMatchObject({
-      policyId: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v2/),
+      policyId: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v3/),
       modelId: 'none',
     });
     expect(prepared.assembly.selected.map((chunk) => chunk.ref)).toEqual(
@@ -255,7 +255,7 @@ describe('prepareContext without a reranker, on the embedded PGlite store', () =
     const { assembly } = prepared;
     expect(assembly.evidence).toMatchObject({
       kind: 'selection',
-      policyId: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v2/),
+      policyId: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v3/),
       modelId: 'none',
     });
     expect(assembly.selected).toHaveLength(2);

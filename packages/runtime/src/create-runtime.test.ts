@@ -16,7 +16,7 @@ describe('createRuntime', () => {
         store: 'pglite',
         embeddingProfile: { id: 'powercontext.local-hash.v2@1024', dimension: 1024 },
         retrievalPolicyId:
-          'powercontext.retrieval.rrf.v2(k1=0.8,b=0,delta=0.5;context=0.35,0.175;rrf_k=60;weights=1,0.1;fetch=4x32)',
+          'powercontext.retrieval.rrf.v3(k1=0.8,b=0,delta=0.5;context=0.35,0.175;rrf_k=60;weights=1,0.1;fetch=4x32;lexical_fallback=on)',
         lexicalProjectionId: 'powercontext.lexical.neighbours.v1(0.35,0.175)',
       });
       const memory = runtime.memory.forScope('project');

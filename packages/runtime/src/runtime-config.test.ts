@@ -28,6 +28,7 @@ describe('loadRuntimeConfig', () => {
         bm25: { k1: 0.8, b: 0, delta: 0.5 },
         contextWeights: [0.35, 0.175],
         channelWeights: { fts: 1, vector: 0.1 },
+        lexicalFallback: true,
       },
     });
   });
@@ -78,7 +79,12 @@ describe('loadRuntimeConfig', () => {
       bm25: { k1: 0.8, b: 0.75, delta: 0.5 },
       contextWeights: [0.5, 0.25, 0.1],
       channelWeights: { fts: 1, vector: 0.1 },
+      lexicalFallback: true,
     });
+    expect(
+      loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK: 'false' }).retrieval
+        .lexicalFallback,
+    ).toBe(false);
     // A model embedder's channel counts fully unless set.
     const withModel = {
       POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai:text-embedding-3-small',
@@ -120,6 +126,27 @@ describe('loadRuntimeConfig', () => {
     expect(
       loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS: '900' }).rerank.deadlineMs,
     ).toBe(900);
+  });
+
+  it('gives the decision policy a deadline for its whole walk, from the decision bounds (seed 001, S1)', () => {
+    // On 6a3d005: generation timeout x max requests (here 0.5 s x 2 = 1 s), so a healthy backend at
+    // 150 ms a call failed with rerank_deadline after a few of the walk's up to 30 calls.
+    const decision = {
+      POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY: 'decision',
+      POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS: '0.5',
+      POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS: '2',
+      POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS: '0.5',
+      POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS: '1',
+    };
+    expect(loadRuntimeConfig(decision).rerank.deadlineMs).toBe(15_000); // 0.5 s x 1 x 30 steps
+    expect(
+      loadRuntimeConfig({ ...decision, POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY: '4' })
+        .rerank.deadlineMs,
+    ).toBe(4_000); // 8 steps of 4 calls
+    expect(
+      loadRuntimeConfig({ ...decision, POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY: 'listwise' }).rerank
+        .deadlineMs,
+    ).toBe(1_000);
   });
 
   it('requires a dimension with a model and a base URL with openai-compatible models', () => {

@@ -40,6 +40,8 @@ export interface RuntimeConfig {
     bm25: { k1: number; b: number; delta: number };
     contextWeights: number[];
     channelWeights: { fts: number; vector: number };
+    /** Lexical admission fallback (RFC 0002): a query whose terms match some entry never answers empty. */
+    lexicalFallback: boolean;
   };
 }
 
@@ -147,6 +149,10 @@ const FIELDS = {
     .default('0.35,0.175')
     .transform((value) => (value === 'none' ? [] : value.split(',').map(Number))),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT: number(0, 1, false).optional(),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('true')
+    .transform((value) => value === 'true'),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1: number(0, 10, false).default(0.8),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B: number(0, 1, false).default(0),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA: number(0, 10, false).default(0.5),
@@ -192,11 +198,21 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
   const maxRequests = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS;
   const rerankModel = rerankModelConfig(e, timeoutSeconds, maxRequests);
   const policy = e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY;
-  // The stage deadline follows the model the policy calls: the rerank model's bound for cross-encoder.
+  const decisionTimeoutSeconds = e.POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS ?? timeoutSeconds;
+  const decisionMaxRequests = e.POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS ?? maxRequests;
+  // The stage deadline follows the calls the policy makes: the rerank model's bound for cross-encoder;
+  // for decision, one decision call's bound per step of the walk (up to the candidate limit, k calls
+  // side by side at concurrency k), seed 001's per-call timeout; else one generation call's bound.
+  const walkSteps = Math.ceil(
+    e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_CANDIDATE_LIMIT /
+      e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY,
+  );
   const bound =
     policy === 'cross-encoder' && rerankModel
       ? rerankModel.timeoutSeconds * rerankModel.maxRequests
-      : timeoutSeconds * maxRequests;
+      : policy === 'decision'
+        ? decisionTimeoutSeconds * decisionMaxRequests * walkSteps
+        : timeoutSeconds * maxRequests;
   return {
     store: e.POWERCONTEXT_SERVER_DATABASE_URL
       ? { kind: 'postgres', connectionString: new Secret(e.POWERCONTEXT_SERVER_DATABASE_URL) }
@@ -223,8 +239,8 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
     generation: { ...(generationModel ? { model: generationModel } : {}), timeoutSeconds, maxRequests },
     decision: {
       ...(decisionModel ? { model: decisionModel } : {}),
-      timeoutSeconds: e.POWERCONTEXT_SERVER_INFERENCE_DECISION_TIMEOUT_SECONDS ?? timeoutSeconds,
-      maxRequests: e.POWERCONTEXT_SERVER_INFERENCE_DECISION_MAX_REQUESTS ?? maxRequests,
+      timeoutSeconds: decisionTimeoutSeconds,
+      maxRequests: decisionMaxRequests,
     },
     ...(rerankModel ? { rerankModel } : {}),
     rerank: {
@@ -253,6 +269,7 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
         delta: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA,
       },
       contextWeights: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS,
+      lexicalFallback: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK,
       channelWeights: {
         fts: 1,
         // The local hash embedder mostly repeats what BM25 finds (RFC 0007): its ranks fill and break

@@ -31,4 +31,11 @@ export const MODEL_CALLABLE_TOOLS: readonly ModelCallableTool[] = [
     readOnly: false,
   },
   { name: 'forget_memory_entry', description: 'Mark an entry inactive.', readOnly: false },
+  { name: 'reactivate_memory_entry', description: 'Make a forgotten entry active again.', readOnly: false },
+  {
+    name: 'list_memory_changes',
+    description: 'List the writes to a scope between two revisions, page by page.',
+    readOnly: true,
+  },
+  { name: 'list_scopes', description: 'The scopes the caller may use, and its permissions.', readOnly: true },
 ];

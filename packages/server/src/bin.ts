@@ -18,11 +18,13 @@ function preferQuickWasmStart(): void {
   setFlagsFromString('--liftoff-only');
 }
 
+// The memory commands are spelled out, not read from MEMORY_SUBCOMMANDS: importing cli/memory-args.js
+// here would load its module graph before --help answers (memory-bin.test.ts keeps the two equal).
 const USAGE = `Usage: powercontext <command>
 
   server run          serve the HTTP v1 API and the MCP endpoint
   mcp                 serve MCP over stdio
-  memory <command>    remember, search, list, get, forget, reembed, import
+  memory <command>    remember, search, list, get, revise, forget, reactivate, changes, reembed, import
 
 Run a command with --help for its options.`;
 

@@ -5,7 +5,7 @@ import { claimDataDir } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PGliteThread } from './pglite/pglite-thread.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
-import { guardStoreErrors } from './store-errors.js';
+import { guardStoreErrors, openFailure } from './store-errors.js';
 
 export interface StoreOptions {
   /** PostgreSQL text search configuration used to index and query, default `english`. Fixed per database. */
@@ -79,8 +79,8 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
     await guardStoreErrors(() => migrateToLatest(db, textSearchConfig));
     return new PostgresMemoryStore({ db, textSearchConfig, ...exactLimit(options) });
   } catch (error) {
-    await db.destroy();
-    throw error;
+    await db.destroy().catch(() => {});
+    throw openFailure(error, options.connectionString);
   }
 }
 

@@ -20,10 +20,11 @@ export async function migrateToLatest(db: Kysely<Database>, textSearchConfig: st
   if (error) {
     if (isUnavailable(error))
       throw new StoreUnavailableError('The database is unavailable', { cause: error });
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
-    throw new StoreIncompatibleError(`Migration ${failed} failed: ${(error as Error).message}`, {
-      cause: error,
-    });
+    // No failed migration means the failure came before any ran (reading or locking the migration
+    // tables, e.g. a database that does not exist or a role without rights): say that, not "unknown".
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    const step = failed ? `Migration ${failed} failed` : 'Reading the schema version failed';
+    throw new StoreIncompatibleError(`${step}: ${(error as Error).message}`, { cause: error });
   }
   const known = await sql<{ exists: boolean }>`
     SELECT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = ${textSearchConfig}) AS exists`.execute(db);

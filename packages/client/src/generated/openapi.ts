@@ -67,6 +67,78 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/scopes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The scopes this API key may use, and its permissions */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The caller’s scopes and permissions. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ScopesResponse'];
+          };
+        };
+        /** @description Missing or unknown API key (unauthenticated). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description An unexpected failure of the server (internal_error). */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -1336,6 +1408,7 @@ export interface components {
           | 'host_forbidden'
           | 'origin_forbidden'
           | 'not_found'
+          | 'method_not_allowed'
           | 'revision_conflict'
           | 'capability_unavailable'
           | 'payload_too_large'
@@ -1368,6 +1441,13 @@ export interface components {
           [key: string]: unknown;
         };
       };
+    };
+    ScopesResponse: {
+      /** @description True when the key may use every scope. */
+      any_scope: boolean;
+      /** @description The scopes the key may use; for a key of every scope, the scopes that hold memory (any other name works too). */
+      scopes: string[];
+      permissions: ('read' | 'write' | 'explain')[];
     };
     HealthResponse: {
       /** @enum {string} */
@@ -1403,13 +1483,13 @@ export interface components {
       entries: {
         text: string;
         /**
-         * @description 1-64 lowercase letters, digits, "_", "." or "-"; default "note".
+         * @description 1-64 lowercase letters, digits, "_", "." or "-", starting with a letter; default "note".
          * @example note
          */
         kind?: string;
         sources?: components['schemas']['SourceRef'][];
         position?: components['schemas']['EntryPosition'];
-        /** @description Free JSON object, at most 16 KiB serialized. */
+        /** @description Free JSON object: at most 16384 bytes serialized as JSON (UTF-8), objects and arrays nested at most 64 levels deep (the metadata object itself is level 1), no key named "__proto__", no NUL (U+0000) and no lone surrogates in keys or strings. */
         metadata?: {
           [key: string]: unknown;
         };
@@ -1426,7 +1506,8 @@ export interface components {
       order: number | number[];
     };
     ListEntriesResponse: {
-      memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
+      /** @description The revision the page was read at; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
       entries: components['schemas']['EntryVersion'][];
       next_cursor?: string;
     };
@@ -1450,7 +1531,7 @@ export interface components {
         source_id: string;
         order: number[];
       } | null;
-      /** @description Free JSON object, at most 16 KiB serialized. */
+      /** @description Free JSON object: at most 16384 bytes serialized as JSON (UTF-8), objects and arrays nested at most 64 levels deep (the metadata object itself is level 1), no key named "__proto__", no NUL (U+0000) and no lone surrogates in keys or strings. */
       metadata: {
         [key: string]: unknown;
       };
@@ -1512,11 +1593,11 @@ export interface components {
       entry_id: string;
       text: string;
       /**
-       * @description 1-64 lowercase letters, digits, "_", "." or "-"; default "note".
+       * @description 1-64 lowercase letters, digits, "_", "." or "-", starting with a letter; default "note".
        * @example note
        */
       kind?: string;
-      /** @description Free JSON object, at most 16 KiB serialized. */
+      /** @description Free JSON object: at most 16384 bytes serialized as JSON (UTF-8), objects and arrays nested at most 64 levels deep (the metadata object itself is level 1), no key named "__proto__", no NUL (U+0000) and no lone surrogates in keys or strings. */
       metadata?: {
         [key: string]: unknown;
       };
@@ -1531,7 +1612,8 @@ export interface components {
       entry_id: string;
     };
     ChangesResponse: {
-      memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
+      /** @description The scope’s latest revision; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
       from_revision: number;
       to_revision: number;
       changes: {
@@ -1548,7 +1630,9 @@ export interface components {
        * @example project
        */
       scope_id: string;
+      /** @description Changes after this revision; default 0 (everything). Past the latest revision: 404 not_found; above to_revision: 422. */
       from_revision?: number;
+      /** @description Changes up to and including this revision; default the latest. Past the latest revision: 404 not_found. */
       to_revision?: number;
       /** @description next_cursor of the previous page. */
       cursor?: string;
@@ -1556,7 +1640,8 @@ export interface components {
       limit?: number;
     };
     SearchResponse: {
-      memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
+      /** @description The revision every hit cites; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
       /** @enum {string} */
       mode: 'fts' | 'vector' | 'hybrid';
       hits: components['schemas']['SearchHit'][];
@@ -1588,6 +1673,15 @@ export interface components {
         to: 'fts' | 'vector' | 'hybrid';
         /** @enum {string} */
         reason: 'query_embedding_failed';
+      } | null;
+      /** @description Set when no entry matched enough query terms for the lexical admission rule (a query of 3+ terms must match max(2, ceil(n/4)) of them) and the search returned entries matching fewer instead of nothing; null otherwise. */
+      lexical_fallback: {
+        /** @enum {string} */
+        reason: 'no_candidate_met_term_threshold';
+        /** @description Distinct query terms after analysis. */
+        query_term_count: number;
+        /** @description Coarse hits admitted by the fallback. */
+        admitted: number;
       } | null;
       /** @description null when no reranker ran (none configured, or no candidates). */
       rerank: {
@@ -1650,7 +1744,8 @@ export interface components {
       explain?: 'redacted';
     };
     PrepareContextResponse: {
-      memory: components['schemas']['ArtifactRef'] & (Record<string, never> | null);
+      /** @description The revision the context was read from; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
       /** @enum {string} */
       mode: 'fts' | 'vector' | 'hybrid';
       /** @description The framed context for a generator. Retrieved text is escaped inside a frame that marks it as untrusted data; this is the only place any text appears. */

@@ -4,7 +4,8 @@ import { storableText } from './text-rules.js';
 
 export const ENTRY_TEXT_MAX_CHARS = 32_768;
 export const REMEMBER_MAX_ENTRIES = 1_000;
-const METADATA_MAX_BYTES = 16_384;
+/** Serialized (JSON, UTF-8) size limit of an entry's metadata. */
+export const METADATA_MAX_BYTES = 16_384;
 /** Nesting levels of metadata, the metadata object itself being level 1. */
 export const METADATA_MAX_DEPTH = 64;
 

@@ -70,6 +70,19 @@ export interface SearchFallback {
   reason: 'query_embedding_failed';
 }
 
+/**
+ * Set when the lexical admission rule (a query of 3+ terms must match several of them) admitted
+ * nothing and the search fell back to the lexical candidates it had turned away, so that a query whose
+ * terms match some entry never answers empty. Those hits rank after any strictly admitted one.
+ */
+export interface LexicalAdmissionFallback {
+  reason: 'no_candidate_met_term_threshold';
+  /** Distinct query terms after the store's analysis. */
+  queryTermCount: number;
+  /** How many hits (of the coarse list, before any rerank) the fallback admitted. */
+  admitted: number;
+}
+
 export type RerankDegradationReason =
   | 'timeout'
   | 'unavailable'
@@ -114,6 +127,8 @@ export interface SearchResult {
   mode: SearchMode;
   /** Set when `auto` had to fall back from hybrid to fts. */
   fallback?: SearchFallback;
+  /** Set when the lexical channel fell back to candidates below its admission rule. */
+  lexicalFallback?: LexicalAdmissionFallback;
   hits: MemoryHit[];
   /** Present when a reranker ran on a non-empty pool. */
   trace?: RerankTrace;

@@ -10,8 +10,8 @@ const hasLoneSurrogate = (value: string): boolean =>
 export function storableText(field: string, min: number, max: number) {
   return z
     .string({ error: `${field} must be a string` })
-    .min(min, { error: `${field} must be at least ${min} characters` })
-    .max(max, { error: `${field} must be at most ${max} characters` })
+    .min(min, { error: `${field} must be at least ${min} ${min === 1 ? 'character' : 'characters'}` })
+    .max(max, { error: `${field} must be at most ${max} ${max === 1 ? 'character' : 'characters'}` })
     .refine((value) => !value.includes('\u0000'), { error: `${field} must not contain NUL (U+0000)` })
     .refine((value) => !hasLoneSurrogate(value), {
       error: `${field} must be well-formed Unicode (no lone surrogates)`,

@@ -9,6 +9,12 @@ export interface EmbeddingProfile {
    * profile because score distributions differ: 0.3 suits neural embeddings, a lexical hash much less.
    */
   minCosine: number;
+  /**
+   * What the vectors stand for: `lexical` for hashed word features (the vector channel then matches
+   * words, like a second lexical index, and finds nothing by meaning), `semantic` for a model that
+   * places texts of similar meaning close together. Unset means semantic. Tool descriptions follow it.
+   */
+  representation?: 'lexical' | 'semantic';
 }
 
 export interface EmbedOptions {

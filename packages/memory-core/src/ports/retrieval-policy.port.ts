@@ -21,6 +21,12 @@ export interface RetrievalPolicy {
   /** Candidates each channel fetches for a coarse limit. */
   channelFetchLimit(coarseLimit: number): number;
   admitLexical(candidates: readonly LexicalCandidate[], queryTermCount: number): LexicalCandidate[];
+  /**
+   * The lexical candidates `admitLexical` turned away that the search may still return when nothing
+   * at all was admitted (ranks renumbered from 1, in the channel's order). Optional: a policy without
+   * it never falls back, and a search under it may answer empty although an entry matches a query term.
+   */
+  admitLexicalFallback?(candidates: readonly LexicalCandidate[], queryTermCount: number): LexicalCandidate[];
   admitVector(candidates: readonly ChannelCandidate[], minCosine: number): ChannelCandidate[];
   /** Fuses admitted channel lists into at most `limit` hits, deterministic for equal inputs. */
   fuse(

@@ -35,7 +35,7 @@ describe('MemoryService input rules', () => {
     [
       { entries: [{ text: 'ok', sources: [{ sourceId: '' }] }] },
       'entries.0.sources.0.sourceId',
-      'sourceId must be at least 1 characters',
+      'sourceId must be at least 1 character',
     ],
     [
       { entries: [{ text: 'ok', metadata: { big: 'x'.repeat(20_000) } }] },

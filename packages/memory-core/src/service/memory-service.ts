@@ -26,6 +26,7 @@ import { scopeIdSchema } from '../domain/text-rules.js';
 import { InvalidCitationError } from '../errors/invalid-citation-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { RevisionConflictError } from '../errors/revision-conflict-error.js';
+import { ValidationError } from '../errors/validation-error.js';
 import type { Embedder } from '../ports/embedder.port.js';
 import { type Logger, noopLogger } from '../ports/logger.port.js';
 import type {
@@ -323,10 +324,21 @@ export class MemoryService {
     const input = parseInput(listChangesRequestSchema, request);
     const position = input.cursor ? decodeCursor(changesCursorSchema, input.cursor) : undefined;
     const memory = await this.#memoryAt(scope, undefined);
+    // One rule for both bounds (RFC 0002): 0 <= from <= to <= latest, where 0 is "before the first
+    // write" and latest is 0 for a scope never written. A bound past the latest revision names a
+    // revision that does not exist (not_found); from above to is a request that cannot mean anything.
+    const latest = memory?.revision ?? 0;
     const fromRevision = position?.from ?? input.fromRevision;
-    const toRevision = position?.to ?? input.toRevision ?? memory?.revision ?? 0;
-    if (memory && toRevision > memory.revision) throw new NotFoundError('revision', String(toRevision));
-    if (!memory || toRevision <= fromRevision) return { memory, fromRevision, toRevision, changes: [] };
+    const toRevision = position?.to ?? input.toRevision ?? latest;
+    for (const bound of [fromRevision, toRevision]) {
+      if (bound > latest) throw new NotFoundError('revision', String(bound));
+    }
+    if (fromRevision > toRevision) {
+      throw new ValidationError([
+        { field: 'fromRevision', rule: `fromRevision must be at most toRevision (${toRevision})` },
+      ]);
+    }
+    if (!memory || toRevision === fromRevision) return { memory, fromRevision, toRevision, changes: [] };
     const rows = await this.#store.listChanges({
       scopeId: scope,
       fromRevision,

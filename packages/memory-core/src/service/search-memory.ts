@@ -2,6 +2,7 @@ import { parseInput } from '../domain/parse-input.js';
 import { lexicalQueryOf } from '../domain/query-normalization.js';
 import {
   type ChannelCandidate,
+  type LexicalAdmissionFallback,
   type MemoryHit,
   type ParsedSearchRequest,
   type SearchFallback,
@@ -154,8 +155,33 @@ async function runSearch(
     entry: candidate.version,
     text: candidate.version.text,
   });
-  const coarse = deps.policy.fuse(channels, coarseLimit, toHit);
-  const base = { memory: head, requestedMode, mode, ...(fallback ? { fallback } : {}) };
+  let coarse = deps.policy.fuse(channels, coarseLimit, toHit);
+  // The admission rule is a ranking preference, not a reason to answer nothing: when it left no hit
+  // at all but some entry matches a query term, those matches are the answer, and the result says so.
+  let lexicalFallback: LexicalAdmissionFallback | undefined;
+  if (coarse.length === 0 && lexical && lexical.candidates.length > 0 && deps.policy.admitLexicalFallback) {
+    const below = deps.policy.admitLexicalFallback(lexical.candidates, lexical.queryTermCount);
+    coarse = deps.policy.fuse({ fts: below }, coarseLimit, toHit);
+    if (coarse.length > 0) {
+      lexicalFallback = {
+        reason: 'no_candidate_met_term_threshold',
+        queryTermCount: lexical.queryTermCount,
+        admitted: coarse.length,
+      };
+      deps.logger.info('memory.search.lexical_admission_fallback', {
+        scopeId,
+        queryTermCount: lexical.queryTermCount,
+        admitted: coarse.length,
+      });
+    }
+  }
+  const base = {
+    memory: head,
+    requestedMode,
+    mode,
+    ...(fallback ? { fallback } : {}),
+    ...(lexicalFallback ? { lexicalFallback } : {}),
+  };
   if (!stage || coarse.length === 0) return { ...base, hits: coarse.slice(0, limit) };
 
   const { hits, trace } = await stage.run(query, coarse, limit, {

@@ -28,10 +28,13 @@ export interface ImportArgs {
   batchSize: number;
 }
 
-export const IMPORT_USAGE_LINE = `  import   --scope S FILE.jsonl [--batch-size N]
-                          store a JSON Lines file, one entry a line ({"text", "kind", "sources",
-                          "position", "metadata"} as in POST /v1/memory/remember), in batches of N
-                          (default ${IMPORT_DEFAULT_BATCH_SIZE}, at most ${REMEMBER_MAX_ENTRIES}); safe to re-run: stored entries count as duplicates`;
+/** `memory import` in the help: its synopsis and what it does (memory-args.ts lays them out). */
+export const IMPORT_COMMAND = {
+  synopsis: '--scope S FILE.jsonl [--batch-size N]',
+  about: `store a JSON Lines file, one entry a line ({"text", "kind", "sources", "position",
+"metadata"} as in POST /v1/memory/remember), in batches of N (default ${IMPORT_DEFAULT_BATCH_SIZE}, at most
+${REMEMBER_MAX_ENTRIES}); safe to re-run: stored entries count as duplicates`,
+} as const;
 
 /**
  * `memory import` flags, checked completely before any store is opened: `--scope`, `--batch-size`,

@@ -1,6 +1,12 @@
-import { ArgsError, readFlags } from '@powercontext/cli-support';
-import type { JsonValue, SearchModeRequest } from '@powercontext/memory-core';
-import { IMPORT_USAGE_LINE, type ImportArgs, parseImportArgs } from './import-command.js';
+import { parseArgs } from 'node:util';
+import { ArgsError } from '@powercontext/cli-support';
+import {
+  type JsonValue,
+  LIST_LIMIT_MAX,
+  SEARCH_LIMIT_MAX,
+  type SearchModeRequest,
+} from '@powercontext/memory-core';
+import { IMPORT_COMMAND, type ImportArgs, parseImportArgs } from './import-command.js';
 import { isStoreFlag, STORE_FLAGS_USAGE, type StoreOverrides } from './runtime-flags.js';
 
 export const MEMORY_SUBCOMMANDS = [
@@ -10,6 +16,8 @@ export const MEMORY_SUBCOMMANDS = [
   'get',
   'revise',
   'forget',
+  'reactivate',
+  'changes',
   'reembed',
   'import',
 ] as const;
@@ -20,6 +28,8 @@ type EntryStateFilter = 'active' | 'inactive' | 'all';
 
 const MODES: readonly SearchModeRequest[] = ['auto', 'fts', 'vector', 'hybrid'];
 const STATES: readonly EntryStateFilter[] = ['active', 'inactive', 'all'];
+/** Revisions are PostgreSQL integers. */
+const REVISION_MAX = 2_147_483_647;
 
 interface Common {
   json: boolean;
@@ -65,8 +75,121 @@ export type MemoryArgs =
             metadata?: Metadata;
           }
         | { command: 'forget'; scope: string; entry: string }
+        | { command: 'reactivate'; scope: string; entry: string }
+        | {
+            command: 'changes';
+            scope: string;
+            fromRevision?: number;
+            toRevision?: number;
+            cursor?: string;
+            limit?: number;
+          }
         | { command: 'reembed'; scope?: string }
       ));
+
+/** Help to print instead of running: exit 0 when asked for, 2 when a command was missing. */
+export interface MemoryHelp {
+  help: string;
+  exitCode: 0 | 2;
+}
+
+/** A bad argument, with the usage to print under it (the subcommand's own when there is one). */
+export class MemoryArgsError extends ArgsError {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
+  }
+}
+
+type FlagKind = 'string' | 'strings' | 'boolean';
+
+interface CommandSpec {
+  synopsis: string;
+  /** What the command does: lower case, no final period; may run over several lines. */
+  about: string;
+}
+
+/** The commands parsed here with node:util parseArgs (import has its own parser). */
+type FlagCommand = Exclude<MemorySubcommand, 'import'>;
+
+const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKind> }> = {
+  remember: {
+    synopsis: '--scope S --text T [--text T ...] [--kind K] [--source ID [--locator L]] [--metadata JSON]',
+    about: 'store entries, one per --text (kind, source and metadata apply to each)',
+    flags: {
+      scope: 'string',
+      text: 'strings',
+      kind: 'string',
+      source: 'string',
+      locator: 'string',
+      metadata: 'string',
+    },
+  },
+  search: {
+    synopsis: '--scope S --query Q [--limit N] [--mode auto|fts|vector|hybrid] [--explain]',
+    about: 'search; --explain adds channel ranks per hit, the rerank outcome and any fallback',
+    flags: { scope: 'string', query: 'string', limit: 'string', mode: 'string', explain: 'boolean' },
+  },
+  list: {
+    synopsis: '--scope S [--state active|inactive|all] [--revision N] [--limit N] [--cursor C]',
+    about: 'list entries at one revision, page by page',
+    flags: { scope: 'string', state: 'string', revision: 'string', limit: 'string', cursor: 'string' },
+  },
+  get: {
+    synopsis: '--scope S --entry ID [--revision N]',
+    about: 'read one entry',
+    flags: { scope: 'string', entry: 'string', revision: 'string' },
+  },
+  revise: {
+    synopsis: '--scope S --entry ID --text T [--kind K] [--metadata JSON]',
+    about: 'write a new version of an entry',
+    flags: { scope: 'string', entry: 'string', text: 'string', kind: 'string', metadata: 'string' },
+  },
+  forget: {
+    synopsis: '--scope S --entry ID',
+    about: 'make an entry inactive (its text stays in history: every version remains readable)',
+    flags: { scope: 'string', entry: 'string' },
+  },
+  reactivate: {
+    synopsis: '--scope S --entry ID',
+    about: 'make a forgotten entry active again',
+    flags: { scope: 'string', entry: 'string' },
+  },
+  changes: {
+    synopsis: '--scope S [--from-revision N] [--to-revision N] [--limit N] [--cursor C]',
+    about: 'list the writes after --from-revision (default 0) up to --to-revision (default the latest)',
+    flags: {
+      scope: 'string',
+      'from-revision': 'string',
+      'to-revision': 'string',
+      limit: 'string',
+      cursor: 'string',
+    },
+  },
+  reembed: {
+    synopsis: '[--scope S]',
+    about: 'give entries a vector of the configured embedding profile (every scope without --scope)',
+    flags: { scope: 'string' },
+  },
+};
+
+function specOf(name: MemorySubcommand): CommandSpec {
+  return name === 'import' ? IMPORT_COMMAND : COMMANDS[name];
+}
+
+function indent(text: string, columns: number): string {
+  return text
+    .split('\n')
+    .map((line) => `${' '.repeat(columns)}${line}`)
+    .join('\n');
+}
+
+const COMMON_OPTIONS = `Options of every command:
+  --json                print JSON instead of text
+${STORE_FLAGS_USAGE}
+  --help                print this help`;
 
 export const MEMORY_USAGE = `Usage: powercontext memory <command> [options]
 
@@ -75,62 +198,119 @@ for people; add --json for the JSON bodies of the HTTP v1 API. Exit codes: 0 don
 failed (e.g. not_found, database_unavailable), 2 bad arguments or invalid input.
 
 Commands:
-  remember --scope S --text T [--text T ...] [--kind K] [--source ID [--locator L]] [--metadata JSON]
-                          store entries, one per --text (kind, source and metadata apply to each)
-  search   --scope S --query Q [--limit N] [--mode auto|fts|vector|hybrid] [--explain]
-                          search; --explain adds channel ranks per hit and the rerank outcome
-  list     --scope S [--state active|inactive|all] [--revision N] [--limit N] [--cursor C]
-  get      --scope S --entry ID [--revision N]
-  revise   --scope S --entry ID --text T [--kind K] [--metadata JSON]
-  forget   --scope S --entry ID
-  reembed  [--scope S]    give entries a vector of the configured embedding profile (every scope
-                          without --scope)
-${IMPORT_USAGE_LINE}
+${MEMORY_SUBCOMMANDS.map((name) => `  ${name.padEnd(10)} ${specOf(name).synopsis}\n${indent(specOf(name).about, 13)}`).join('\n')}
 
-Options of every command:
-  --json                print JSON instead of text
-${STORE_FLAGS_USAGE}
-  --help                print this help
+${COMMON_OPTIONS}
 
-Configuration: the POWERCONTEXT_SERVER_* environment of the runtime.`;
+Run "powercontext memory <command> --help" for one command. Configuration: the POWERCONTEXT_SERVER_*
+environment of the runtime.`;
 
-/** Flags each command accepts, besides --json and the store flags. */
-const COMMAND_FLAGS: Record<Exclude<MemorySubcommand, 'import'>, readonly string[]> = {
-  remember: ['--scope', '--text', '--kind', '--source', '--locator', '--metadata'],
-  search: ['--scope', '--query', '--limit', '--mode', '--explain'],
-  list: ['--scope', '--state', '--revision', '--limit', '--cursor'],
-  get: ['--scope', '--entry', '--revision'],
-  revise: ['--scope', '--entry', '--text', '--kind', '--metadata'],
-  forget: ['--scope', '--entry'],
-  reembed: ['--scope'],
-};
+/** The help of one subcommand. */
+export function memoryCommandUsage(name: MemorySubcommand): string {
+  const spec = specOf(name);
+  return `Usage: powercontext memory ${name} ${spec.synopsis}
 
-const BOOLEAN_FLAGS = new Set(['--json', '--explain']);
+${spec.about[0]!.toUpperCase()}${spec.about.slice(1)}.
 
-/** Parses `memory <command> [flags]`; throws ArgsError naming the flag and the rule. */
-export function parseMemoryArgs(argv: readonly string[]): MemoryArgs | 'help' {
-  const [command, ...rest] = argv[0] === '--' ? argv.slice(1) : argv;
-  if (command === undefined || command === '--help' || command === '-h') return 'help';
-  if (!(MEMORY_SUBCOMMANDS as readonly string[]).includes(command)) {
-    throw new ArgsError(`unknown command "memory ${command}"`);
+${COMMON_OPTIONS}`;
+}
+
+/** parseArgs' option table of a subcommand: its own flags, --json, the store flags and --help. */
+function optionsOf(name: FlagCommand) {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+    'database-url': { type: 'string' },
+    'data-dir': { type: 'string' },
+  };
+  for (const [flag, kind] of Object.entries(COMMANDS[name].flags)) {
+    options[flag] = kind === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: true };
   }
-  // import takes a FILE besides flags: its own small parser (import-command.ts).
-  if (command === 'import') return parseImportArgs(rest);
-  const name = command as Exclude<MemorySubcommand, 'import'>;
-  const flags = readFlags(rest, BOOLEAN_FLAGS);
-  if (flags === 'help') return 'help';
+  return options;
+}
 
+/** node:util parseArgs' errors, in our words: the flag and the rule. */
+function argsErrorOf(error: unknown, name: FlagCommand, usage: string): MemoryArgsError {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const flag = /'(-{1,2}[^' ]+)/u.exec(message)?.[1] ?? '';
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new MemoryArgsError(`unknown flag ${flag} for "memory ${name}"`, usage);
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL': {
+      const token = /'([^']*)'/u.exec(message)?.[1] ?? '';
+      return new MemoryArgsError(`unexpected argument "${token}" (flags take the form --name value)`, usage);
+    }
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return new MemoryArgsError(
+        /does not take an argument/u.test(message) ? `${flag} takes no value` : `${flag} needs a value`,
+        usage,
+      );
+    default:
+      return new MemoryArgsError(message, usage);
+  }
+}
+
+/**
+ * Parses `memory <command> [flags]` with node:util parseArgs (strict: an unknown flag, a missing value
+ * or a stray argument is an error), then checks every value (types, choices and ranges) before any
+ * store is opened. Throws MemoryArgsError naming the flag and the rule.
+ */
+export function parseMemoryArgs(argv: readonly string[]): MemoryArgs | MemoryHelp {
+  const [command, ...rest] = argv[0] === '--' ? argv.slice(1) : argv;
+  if (command === undefined) return { help: MEMORY_USAGE, exitCode: 2 };
+  if (command === '--help' || command === '-h' || command === 'help')
+    return { help: MEMORY_USAGE, exitCode: 0 };
+  if (!(MEMORY_SUBCOMMANDS as readonly string[]).includes(command)) {
+    throw new MemoryArgsError(`unknown command "memory ${command}"`, MEMORY_USAGE);
+  }
+  const name = command as MemorySubcommand;
+  const usage = memoryCommandUsage(name);
+  // import takes a FILE besides flags: its own small parser (import-command.ts).
+  if (name === 'import') {
+    const parsed = withUsage(usage, () => parseImportArgs(rest));
+    return parsed === 'help' ? { help: usage, exitCode: 0 } : parsed;
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...rest], options: optionsOf(name), strict: true, allowPositionals: false });
+  } catch (error) {
+    throw argsErrorOf(error, name, usage);
+  }
+  const given = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  if (given.help) return { help: usage, exitCode: 0 };
+  return withUsage(usage, () => toMemoryArgs(name, given));
+}
+
+/** Runs `parse`, giving an ArgsError it throws the usage to print under it. */
+function withUsage<T>(usage: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof ArgsError && !(error instanceof MemoryArgsError)) {
+      throw new MemoryArgsError(error.message, usage);
+    }
+    throw error;
+  }
+}
+
+function toMemoryArgs(
+  name: FlagCommand,
+  given: Record<string, string | boolean | string[] | undefined>,
+): MemoryArgs {
   const values = new Map<string, string[]>();
   const store: StoreOverrides = {};
-  let json = false;
-  for (const { flag, value } of flags) {
-    if (flag === '--json') json = true;
-    else if (isStoreFlag(flag)) store[flag] = value;
-    else if (COMMAND_FLAGS[name].includes(flag)) values.set(flag, [...(values.get(flag) ?? []), value]);
-    else throw new ArgsError(`unknown flag ${flag} for "memory ${name}"`);
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined || key === 'json' || key === 'help') continue;
+    const flag = `--${key}`;
+    if (isStoreFlag(flag)) {
+      if (typeof value === 'string') store[flag] = value;
+      continue;
+    }
+    values.set(flag, Array.isArray(value) ? value : value === true ? [''] : []);
   }
   const read = new FlagValues(values);
-  const common = { json, store };
+  const common = { json: given.json === true, store };
   switch (name) {
     case 'remember':
       if (values.has('--locator') && !values.has('--source')) {
@@ -152,7 +332,7 @@ export function parseMemoryArgs(argv: readonly string[]): MemoryArgs | 'help' {
         command: name,
         scope: read.required('--scope'),
         query: read.required('--query'),
-        ...read.integer('--limit', 'limit'),
+        ...read.integer('--limit', 'limit', 1, SEARCH_LIMIT_MAX),
         ...read.oneOf('--mode', 'mode', MODES),
         explain: values.has('--explain'),
       };
@@ -162,8 +342,8 @@ export function parseMemoryArgs(argv: readonly string[]): MemoryArgs | 'help' {
         command: name,
         scope: read.required('--scope'),
         ...read.oneOf('--state', 'state', STATES),
-        ...read.integer('--revision', 'revision'),
-        ...read.integer('--limit', 'limit'),
+        ...read.integer('--revision', 'revision', 1, REVISION_MAX),
+        ...read.integer('--limit', 'limit', 1, LIST_LIMIT_MAX),
         ...read.optional('--cursor', 'cursor'),
       };
     case 'get':
@@ -172,7 +352,7 @@ export function parseMemoryArgs(argv: readonly string[]): MemoryArgs | 'help' {
         command: name,
         scope: read.required('--scope'),
         entry: read.required('--entry'),
-        ...read.integer('--revision', 'revision'),
+        ...read.integer('--revision', 'revision', 1, REVISION_MAX),
       };
     case 'revise':
       return {
@@ -185,7 +365,18 @@ export function parseMemoryArgs(argv: readonly string[]): MemoryArgs | 'help' {
         ...read.metadata(),
       };
     case 'forget':
+    case 'reactivate':
       return { ...common, command: name, scope: read.required('--scope'), entry: read.required('--entry') };
+    case 'changes':
+      return {
+        ...common,
+        command: name,
+        scope: read.required('--scope'),
+        ...read.integer('--from-revision', 'fromRevision', 0, REVISION_MAX),
+        ...read.integer('--to-revision', 'toRevision', 1, REVISION_MAX),
+        ...read.integer('--limit', 'limit', 1, LIST_LIMIT_MAX),
+        ...read.optional('--cursor', 'cursor'),
+      };
     case 'reembed':
       return { ...common, command: name, ...read.optional('--scope', 'scope') };
   }
@@ -231,12 +422,16 @@ class FlagValues {
     return { [key]: value } as { [K in Key]?: Value };
   }
 
-  /** A whole number; its range is the memory service's rule, reported against the flag. */
-  integer<Key extends string>(flag: string, key: Key): { [K in Key]?: number } {
+  /** A whole number in [min, max], checked here so a bad one never opens the store. */
+  integer<Key extends string>(flag: string, key: Key, min: number, max: number): { [K in Key]?: number } {
     const value = this.#single(flag);
     if (value === undefined) return {};
     if (!/^-?\d+$/.test(value)) throw new ArgsError(`${flag} must be an integer, got "${value}"`);
-    return { [key]: Number(value) } as { [K in Key]?: number };
+    const number = Number(value);
+    if (number < min || number > max) {
+      throw new ArgsError(`${flag} must be an integer from ${min} to ${max}, got ${value}`);
+    }
+    return { [key]: number } as { [K in Key]?: number };
   }
 
   metadata(): { metadata?: Metadata } {

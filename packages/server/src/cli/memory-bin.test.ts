@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MEMORY_SUBCOMMANDS } from './memory-args.js';
 
 // The built command line; `pnpm test` builds it first.
 const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
@@ -57,6 +58,12 @@ describe('powercontext memory (the built bin)', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')[0]).toBe('--limit must be an integer, got "many"');
+  });
+
+  it('names every memory command in the help of powercontext', () => {
+    const result = powercontext(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`memory <command>    ${MEMORY_SUBCOMMANDS.join(', ')}\n`);
   });
 
   it('exits 2 naming the flag when the memory service rejects a value', { timeout: 120_000 }, () => {

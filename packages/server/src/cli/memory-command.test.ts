@@ -285,7 +285,7 @@ describe('powercontext memory', () => {
 
   it('maps rule violations found by the memory service back to the flag, exit 2', async () => {
     const cases: [string[], string][] = [
-      [['search', '--scope', 'cli', '--query', 'x', '--limit', '500'], '--limit: limit must be at most 50'],
+      [['list', '--scope', 'cli', '--revision', '1', '--cursor', 'x'.repeat(2000)], '--cursor: cursor'],
       [['get', '--scope', 'cli', '--entry', 'not-a-uuid'], '--entry: entry_id must be a UUID'],
       [
         ['remember', '--scope', 'cli', '--text', 'ok', '--text', '  '],
@@ -302,14 +302,14 @@ describe('powercontext memory', () => {
       expect(result.code, argv.join(' ')).toBe(2);
       expect(result.stderr, argv.join(' ')).toContain(message);
     }
-    const json = await run(['search', '--scope', 'cli', '--query', 'x', '--limit', '0', '--json']);
+    const json = await run(['get', '--scope', 'cli', '--entry', 'not-a-uuid', '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stderr)).toEqual({
       error: {
         code: 'invalid_request',
-        message: 'Invalid request: limit: limit must be at least 1',
+        message: 'Invalid request: entry_id: entry_id must be a UUID',
         retryable: false,
-        details: { issues: [{ field: 'limit', rule: 'limit must be at least 1' }] },
+        details: { issues: [{ field: 'entry_id', rule: 'entry_id must be a UUID' }] },
       },
     });
   });
@@ -372,11 +372,77 @@ describe('powercontext memory', () => {
     }
   });
 
-  it('prints the usage for --help and for no command', async () => {
-    for (const argv of [['--help'], [], ['search', '--help']]) {
-      const result = await run(argv);
-      expect(result.code).toBe(0);
-      expect(result.stdout).toContain('Usage: powercontext memory <command> [options]');
+  it('prints the usage for --help, and to stderr with exit 2 for no command', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: powercontext memory <command> [options]');
+    for (const command of ['revise', 'reactivate', 'changes']) expect(help.stdout).toContain(`  ${command} `);
+    // On 6a3d005 a bare `memory` printed the help and exited 0.
+    const bare = await run([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toBe('');
+    expect(bare.stderr).toContain('Usage: powercontext memory <command> [options]');
+  });
+
+  it('gives every subcommand its own help', async () => {
+    // On 6a3d005 `memory search --help` printed the help of every command.
+    const search = await run(['search', '--help']);
+    expect(search.code).toBe(0);
+    expect(search.stdout.split('\n')[0]).toBe(
+      'Usage: powercontext memory search --scope S --query Q [--limit N] [--mode auto|fts|vector|hybrid] [--explain]',
+    );
+    expect(search.stdout).not.toContain('memory remember');
+    const changes = await run(['changes', '-h']);
+    expect(changes.stdout.split('\n')[0]).toContain('Usage: powercontext memory changes --scope S');
+    // import keeps its own parser (it takes a FILE) and has its own help too.
+    const importHelp = await run(['import', '--help']);
+    expect(importHelp.code).toBe(0);
+    expect(importHelp.stdout.split('\n')[0]).toBe(
+      'Usage: powercontext memory import --scope S FILE.jsonl [--batch-size N]',
+    );
+    const noFile = await run(['import', '--scope', 'cli']);
+    expect(noFile.code).toBe(2);
+    expect(noFile.stderr).toContain(
+      'memory import needs a FILE (JSON Lines)\n\nUsage: powercontext memory import',
+    );
+  });
+
+  it('says "unknown flag" for a flag no command has, and checks ranges before opening the store', async () => {
+    const env = { POWERCONTEXT_SERVER_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    const cases: [string[], string][] = [
+      [['search', '--scope', 'cli', '--query', 'x', '--bogus'], 'unknown flag --bogus for "memory search"'],
+      [
+        ['search', '--scope', 'cli', '--query', 'x', '--limit', '0'],
+        '--limit must be an integer from 1 to 50, got 0',
+      ],
+      [['list', '--scope', 'cli', '--limit', '201'], '--limit must be an integer from 1 to 200, got 201'],
+      [['changes', '--scope', 'cli', '--from-revision=-1'], '--from-revision must be an integer from 0'],
+      [['get', '--scope', 'cli', 'stray'], 'unexpected argument "stray"'],
+      [['get', '--scope'], '--scope needs a value'],
+    ];
+    for (const [argv, message] of cases) {
+      // No runtime is given and the environment names a database nobody can reach: exit 2 proves the
+      // flags were checked first (opening the store would fail with exit 1).
+      const result = await run(argv, { env });
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr.split('\n')[0], argv.join(' ')).toContain(message);
     }
+  });
+
+  it('reactivates an entry and lists changes', async () => {
+    const written = await run(['remember', '--scope', 'cli-changes', '--text', 'Standup at 9:30', '--json']);
+    const entryId = JSON.parse(written.stdout).entries[0].entry_id as string;
+    expect((await run(['forget', '--scope', 'cli-changes', '--entry', entryId])).code).toBe(0);
+    const reactivated = await run(['reactivate', '--scope', 'cli-changes', '--entry', entryId]);
+    expect(reactivated.code).toBe(0);
+    expect(reactivated.stdout).toMatch(/^Reactivated entry /u);
+    const changes = await run(['changes', '--scope', 'cli-changes', '--from-revision', '1']);
+    expect(changes.code).toBe(0);
+    expect(changes.stdout.split('\n')[0]).toBe('2 changes in scope "cli-changes" after revision 1 up to 3');
+    expect(changes.stdout).toMatch(/r2 {2}forget/u);
+    expect(changes.stdout).toMatch(/r3 {2}reactivate/u);
+    const all = await run(['list', '--scope', 'cli-changes', '--state', 'all']);
+    // On 6a3d005: "1 all entry".
+    expect(all.stdout.split('\n')[0]).toMatch(/^1 entry \(active and inactive\) in scope/u);
   });
 });

@@ -1,12 +1,12 @@
-import { parseCommandLine } from '@powercontext/cli-support';
 import { InvalidImportLineError } from '@powercontext/memory-core';
 import type { Runtime } from '@powercontext/runtime';
 import { buildRedactedExplain } from '../http/explain.js';
 import { toApiError } from '../http/to-api-error.js';
 import { toArtifactRef, toEntryVersion, toOptionalArtifactRef, toSearchHit } from '../http/wire.js';
 import { checkImportFile, importFailureJson, importFailureText, runImport } from './import-command.js';
-import { MEMORY_USAGE, type MemoryArgs, parseMemoryArgs } from './memory-args.js';
+import { type MemoryArgs, MemoryArgsError, memoryCommandUsage, parseMemoryArgs } from './memory-args.js';
 import {
+  changesText,
   entryText,
   entryWriteText,
   listText,
@@ -29,14 +29,25 @@ export interface MemoryCommandOptions {
  * 2 bad arguments or input that breaks a rule (the message names the flag and the rule).
  */
 export async function runMemoryCommand(argv: string[], options: MemoryCommandOptions = {}): Promise<number> {
-  const args = parseCommandLine(parseMemoryArgs, MEMORY_USAGE, argv);
-  if (typeof args === 'number') return args;
+  // Every flag is parsed and checked here, before any store is opened.
+  let args: ReturnType<typeof parseMemoryArgs>;
+  try {
+    args = parseMemoryArgs(argv);
+  } catch (error) {
+    if (!(error instanceof MemoryArgsError)) throw error;
+    console.error(`${error.message}\n\n${error.usage}`);
+    return 2;
+  }
+  if ('help' in args) {
+    (args.exitCode === 0 ? console.log : console.error)(args.help);
+    return args.exitCode;
+  }
   if (args.command === 'import') {
     // Like a bad flag: the file is checked before any store opens.
     try {
       await checkImportFile(args.file);
     } catch (error) {
-      console.error(`${(error as Error).message}\n\n${MEMORY_USAGE}`);
+      console.error(`${(error as Error).message}\n\n${memoryCommandUsage('import')}`);
       return 2;
     }
   }
@@ -137,17 +148,40 @@ async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unkn
       const body = { memory: toArtifactRef(found.memory), entry: toEntryVersion(found.entry) };
       return { json: body, text: entryText(body) };
     }
+    case 'changes': {
+      const page = await memory.changes({
+        ...(args.fromRevision === undefined ? {} : { fromRevision: args.fromRevision }),
+        ...(args.toRevision === undefined ? {} : { toRevision: args.toRevision }),
+        ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+      });
+      const body = {
+        memory: toOptionalArtifactRef(page.memory),
+        from_revision: page.fromRevision,
+        to_revision: page.toRevision,
+        changes: page.changes.map((change) => ({
+          revision: change.revision,
+          operation: change.operation,
+          entry: toEntryVersion(change.version),
+        })),
+        ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
+      };
+      return { json: body, text: changesText(args.scope, body) };
+    }
     case 'revise':
-    case 'forget': {
+    case 'forget':
+    case 'reactivate': {
       const written =
         args.command === 'forget'
           ? await memory.forget({ entryId: args.entry })
-          : await memory.revise({
-              entryId: args.entry,
-              text: args.text,
-              ...(args.kind === undefined ? {} : { kind: args.kind }),
-              ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
-            });
+          : args.command === 'reactivate'
+            ? await memory.reactivate({ entryId: args.entry })
+            : await memory.revise({
+                entryId: args.entry,
+                text: args.text,
+                ...(args.kind === undefined ? {} : { kind: args.kind }),
+                ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+              });
       const body = {
         memory: toArtifactRef(written.memory),
         entry_id: written.entry.entryId,
@@ -169,6 +203,8 @@ const FIELD_FLAGS: Record<string, string> = {
   mode: '--mode',
   state: '--state',
   revision: '--revision',
+  from_revision: '--from-revision',
+  to_revision: '--to-revision',
   cursor: '--cursor',
   text: '--text',
   kind: '--kind',

@@ -76,6 +76,12 @@ function explainSummaryText(explain: Explain): string[] {
     const fallback = explain.mode_fallback;
     lines.push(`mode fallback: ${fallback.from} -> ${fallback.to} (${fallback.reason})`);
   }
+  if (explain.lexical_fallback) {
+    const fallback = explain.lexical_fallback;
+    lines.push(
+      `lexical fallback: no entry matched enough of the ${fallback.query_term_count} query terms; ${fallback.admitted} matching fewer returned instead`,
+    );
+  }
   const rerank = explain.rerank;
   lines.push(
     rerank
@@ -94,12 +100,38 @@ export function listText(
   body: { memory: ArtifactRef | null; entries: WireEntry[]; next_cursor?: string },
 ): string {
   const where = body.memory ? `at revision ${body.memory.revision}` : '(never written)';
-  const lines = [
-    `${plural(body.entries.length, `${state} entry`, `${state} entries`)} in scope ${quote(scopeId)} ${where}`,
-  ];
+  // "3 entries (active and inactive)", not "3 all entries".
+  const counted =
+    state === 'all'
+      ? `${plural(body.entries.length, 'entry', 'entries')} (active and inactive)`
+      : plural(body.entries.length, `${state} entry`, `${state} entries`);
+  const lines = [`${counted} in scope ${quote(scopeId)} ${where}`];
   for (const entry of body.entries) {
     lines.push(
       `  ${entry.entry_id}  ${entry.state.padEnd(8)}  v${entry.version}  ${printable(entry.kind, { oneLine: true })}  ${printable(entry.text, { oneLine: true, max: 100 })}`,
+    );
+  }
+  if (body.next_cursor !== undefined) lines.push(`next page: --cursor ${body.next_cursor}`);
+  return lines.join('\n');
+}
+
+export function changesText(
+  scopeId: string,
+  body: {
+    memory: ArtifactRef | null;
+    from_revision: number;
+    to_revision: number;
+    changes: { revision: number; operation: string; entry: WireEntry }[];
+    next_cursor?: string;
+  },
+): string {
+  const span = body.memory
+    ? `after revision ${body.from_revision} up to ${body.to_revision}`
+    : '(never written)';
+  const lines = [`${plural(body.changes.length, 'change', 'changes')} in scope ${quote(scopeId)} ${span}`];
+  for (const change of body.changes) {
+    lines.push(
+      `  r${change.revision}  ${change.operation.padEnd(10)}  ${change.entry.entry_id}  v${change.entry.version}  ${printable(change.entry.text, { oneLine: true, max: 100 })}`,
     );
   }
   if (body.next_cursor !== undefined) lines.push(`next page: --cursor ${body.next_cursor}`);
@@ -129,14 +161,18 @@ export function entryText(body: { memory: ArtifactRef; entry: WireEntry }): stri
 }
 
 export function entryWriteText(
-  action: 'revise' | 'forget',
+  action: 'revise' | 'forget' | 'reactivate',
   body: { memory: ArtifactRef; entry_id: string; entry_version_id: string; status: string },
 ): string {
   if (body.status === 'unchanged') {
-    const what = action === 'forget' ? 'was already forgotten' : 'already has this content';
+    const what = {
+      forget: 'was already forgotten',
+      reactivate: 'is already active',
+      revise: 'already has this content',
+    }[action];
     return `Entry ${body.entry_id} ${what}; nothing written (revision ${body.memory.revision})`;
   }
-  const done = action === 'forget' ? 'Forgot' : 'Revised';
+  const done = { forget: 'Forgot', reactivate: 'Reactivated', revise: 'Revised' }[action];
   return `${done} entry ${body.entry_id} (version ${body.entry_version_id}, revision ${body.memory.revision})`;
 }
 

@@ -175,7 +175,7 @@ describe('HTTP app (in process)', () => {
     const { explain, ...rest } = explained.json;
     expect(JSON.stringify(rest)).toBe(plain.text);
     expect(explain).toMatchObject({
-      retrieval_policy_id: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v2/),
+      retrieval_policy_id: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v3/),
       requested_mode: 'hybrid',
       mode_fallback: null,
       rerank: null,

@@ -60,8 +60,10 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   });
   const timeout = requestTimeout(options.requestTimeoutMs);
   app.use('/v1/*', timeout, authenticate(options.auth, options.admission, { charge: true }));
-  // Memory work holds one of the key's in-flight slots while it runs (MCP: each tool call does).
+  // Memory work holds one of the key's in-flight slots while it runs (MCP: each tool call does), and
+  // so does listing the scopes, which reads the store for a key of every scope.
   for (const path of ['/v1/memory/*', '/v1/context/*']) app.use(path, inFlightSlot(options.admission));
+  app.use('/v1/scopes', inFlightSlot(options.admission, ['GET', 'HEAD']));
   app.use('/v1/*', limitBody, rejectProtoKeys());
   app.use(
     '/mcp',
@@ -92,7 +94,22 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     });
   }
 
-  app.notFound((c) => respond(c, new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`)));
+  app.notFound((c) => {
+    const allowed = allowedMethods(app, c.req.path);
+    if (allowed.length > 0) {
+      return respond(
+        c,
+        new ApiError(
+          'method_not_allowed',
+          `${c.req.path} does not answer ${c.req.method}; use ${allowed.join(' or ')}`,
+          {
+            headers: { allow: allowed.join(', ') },
+          },
+        ),
+      );
+    }
+    return respond(c, new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`));
+  });
   app.onError((error, c) => {
     const apiError = fromHttpException(error) ?? toApiError(error);
     if (apiError.status >= 500) {
@@ -130,6 +147,18 @@ async function readJsonRpcBody(request: Request): Promise<unknown> {
 
 function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+}
+
+/**
+ * The methods the routes registered for exactly this path (HEAD goes with GET, as Hono answers it);
+ * empty when no route has this path. Middleware and catch-all handlers (`ALL`) do not count.
+ */
+function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
+  const methods = new Set(
+    app.routes.filter((route) => route.path === path && route.method !== 'ALL').map((route) => route.method),
+  );
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
 }
 
 function respond(c: Context<AppEnv>, error: ApiError): Response {

@@ -19,6 +19,13 @@ export function buildRedactedExplain(result: SearchResult, retrievalPolicyId: st
     mode_fallback: result.fallback
       ? { from: result.fallback.from, to: result.fallback.to, reason: result.fallback.reason }
       : null,
+    lexical_fallback: result.lexicalFallback
+      ? {
+          reason: result.lexicalFallback.reason,
+          query_term_count: result.lexicalFallback.queryTermCount,
+          admitted: result.lexicalFallback.admitted,
+        }
+      : null,
     rerank: trace
       ? {
           policy_id: trace.policyId,

@@ -234,6 +234,22 @@ describe('MCP: every tool call takes a token (finding 2)', () => {
     expect(codes.filter((code) => code === 'ok')).toHaveLength(2);
     expect(codes.filter((code) => code === 'rate_limited')).toHaveLength(1);
   });
+  it('charges the tools issue 15 added like every other tool call (list_scopes, list_memory_changes)', async () => {
+    const { call } = limited();
+    const batch = [
+      rpc('tools/call', { name: 'list_scopes', arguments: {} }),
+      rpc('tools/call', { name: 'list_memory_changes', arguments: { scope_id: 'alpha' } }),
+      rpc('tools/call', { name: 'list_scopes', arguments: {} }),
+      rpc('tools/call', { name: 'list_memory_changes', arguments: { scope_id: 'alpha' } }),
+    ];
+    const answer = await call<RpcAnswer[]>('/mcp', batch, { key: 'three-secret', headers: MCP_HEADERS });
+    expect(answer.status, answer.text).toBe(200);
+    const codes = answer.json.map((reply) =>
+      reply.result?.isError ? JSON.parse(reply.result.content[0]!.text).error.code : 'ok',
+    );
+    expect(codes.filter((code) => code === 'ok')).toHaveLength(3);
+    expect(codes.filter((code) => code === 'rate_limited')).toHaveLength(1);
+  });
 });
 
 describe('per-key in-flight slots on the HTTP routes (finding 1)', () => {
@@ -278,6 +294,41 @@ describe('per-key in-flight slots on the HTTP routes (finding 1)', () => {
       release();
       expect((await Promise.all(running)).map((answer) => answer.status)).toEqual([200, 200]);
       expect((await call('/v1/memory/search', body, { key: 'two' })).status).toBe(200);
+    } finally {
+      release();
+      await slow.close();
+    }
+  });
+
+  it('holds a slot while GET /v1/scopes reads the store', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = await createRuntime({ env: {}, store: new InMemoryMemoryStore() });
+    const scopes = slow.memory.scopes.bind(slow.memory);
+    slow.memory.scopes = async () => {
+      await gate;
+      return scopes();
+    };
+    try {
+      const keys = parseApiKeys(
+        JSON.stringify({
+          keys: [
+            { id: 'one', sha256: hashApiKey('one'), scopes: '*', permissions: ['read'], max_in_flight: 1 },
+          ],
+        }),
+        'keys',
+      );
+      const { call } = createTestApp(slow, { auth: { kind: 'keys', keys } });
+      const running = call('/v1/scopes', undefined, { key: 'one' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = await call('/v1/scopes', undefined, { key: 'one' });
+      expect(second.status).toBe(429);
+      expect(second.json.error).toMatchObject({ code: 'rate_limited' });
+      release();
+      expect((await running).status).toBe(200);
+      expect((await call('/v1/scopes', undefined, { key: 'one' })).status).toBe(200);
     } finally {
       release();
       await slow.close();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MODEL_CALLABLE_TOOLS } from '@powercontext/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../testing-support/server-process.js';
 import { secretOf, writeTestKeysFile } from '../testing-support/test-keys.js';
@@ -41,7 +42,7 @@ describe('MCP at /mcp of the running server', () => {
     const writer = await connect('alpha-all');
     const reader = await connect('alpha-reader');
     try {
-      expect((await writer.listTools()).tools).toHaveLength(7);
+      expect((await writer.listTools()).tools).toHaveLength(MODEL_CALLABLE_TOOLS.length);
       const remembered = await callOk(
         writer,
         'remember_memory',

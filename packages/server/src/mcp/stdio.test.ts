@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MODEL_CALLABLE_TOOLS } from '@powercontext/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { callError, callOk } from './mcp-test-client.test.helper.js';
 import { listOutput, rememberOutput, searchOutput } from './tool-schemas.js';
@@ -36,7 +37,7 @@ describe('powercontext mcp (stdio)', () => {
     await client.connect(stdio);
     const pid = stdio.pid;
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(7);
+    expect(tools).toHaveLength(MODEL_CALLABLE_TOOLS.length);
     const remembered = await callOk(
       client,
       'remember_memory',

@@ -4,11 +4,29 @@ import { LOCAL_PRINCIPAL } from '../auth/principal.js';
 import { isStoreFlag, openRuntime, STORE_FLAGS_USAGE, type StoreOverrides } from '../cli/runtime-flags.js';
 import { createMemoryMcpServer } from './memory-tools.js';
 
+/**
+ * The tools this command serves, named in its help. Spelled out rather than read from the runtime's
+ * MODEL_CALLABLE_TOOLS: --help answers before the runtime's module graph loads (contract-tools.test.ts
+ * checks that the two lists agree).
+ */
+export const MCP_TOOL_NAMES = [
+  'search_memory',
+  'prepare_context',
+  'remember_memory',
+  'list_memory_entries',
+  'get_memory_entry',
+  'revise_memory_entry',
+  'forget_memory_entry',
+  'reactivate_memory_entry',
+  'list_memory_changes',
+  'list_scopes',
+] as const;
+
 export const MCP_USAGE = `Usage: powercontext mcp [options]
 
-Serves the memory tools (search_memory, remember_memory, list_memory_entries, get_memory_entry,
-revise_memory_entry, forget_memory_entry) over MCP on stdin and stdout, for a client that starts
-this process. It runs as the local user: every scope, read and write. Stdout carries only the
+Serves the memory tools over MCP on stdin and stdout, for a client that starts this process:
+${MCP_TOOL_NAMES.join(', ')}.
+It runs as the local user: every scope, read and write. Stdout carries only the
 protocol; messages go to stderr. Configuration comes from the POWERCONTEXT_SERVER_* environment.
 
 Options:

@@ -18,14 +18,30 @@ import {
 } from '@powercontext/memory-core';
 import { z } from 'zod';
 import { prepareContextResponseSchema } from '../http/schemas/context-schemas.js';
+import { lexicalFallbackSchema, searchResponseBaseSchema } from '../http/schemas/search-schemas.js';
 
-// Input schemas state the types, names and allowed values a tool accepts; the numeric and length rules
-// (limits, UUIDs, text sizes) are checked by the memory service, so that breaking one of them comes back
-// as our `invalid_request` error naming the field and the rule.
+// Input schemas state the types, names, allowed values and numeric bounds a tool accepts, so the
+// JSON Schema a client sees carries the real bounds. A call that breaks one comes back as the same
+// `invalid_request` ToolError as any other rule (see memory-tools.ts), never as a protocol error. Text
+// sizes and UUIDs are left to the memory service, which names the field and the rule.
+
+/** Revisions are PostgreSQL `integer`s. */
+export const REVISION_MAX = 2_147_483_647;
+
+/** An integer in [min, max] whose failures read like the HTTP route's ("limit must be at most 50"). */
+const bounded = (name: string, min: number, max: number) =>
+  z
+    .int({ error: `${name} must be an integer` })
+    .min(min, { error: `${name} must be at least ${min}` })
+    .max(max, { error: `${name} must be at most ${max}` });
 
 const scopeId = z.string().describe('The scope whose memory to use, e.g. a project or user id.');
 const entryId = z.string().describe('The entry id (a UUID) as returned by remember_memory or a search hit.');
-const revision = z.int().describe('Read at this memory revision (default: the latest).');
+const revision = z
+  .int()
+  .min(1)
+  .max(REVISION_MAX)
+  .describe('Read at this memory revision (default: the latest).');
 const kind = z
   .string()
   .describe('A label such as note or fact: 1-64 lowercase letters, digits, "_", "." or "-".');
@@ -37,8 +53,7 @@ const text = z.string().describe(`The entry text, 1-${ENTRY_TEXT_MAX_CHARS} char
 export const searchInput = z.strictObject({
   scope_id: scopeId,
   query: z.string().describe(`What to look for, in words (1-${QUERY_MAX_CHARS} characters).`),
-  limit: z
-    .int()
+  limit: bounded('limit', 1, SEARCH_LIMIT_MAX)
     .optional()
     .describe(`How many hits to return, 1-${SEARCH_LIMIT_MAX} (default ${SEARCH_LIMIT_DEFAULT}).`),
   mode: z
@@ -86,8 +101,34 @@ export const listInput = z.strictObject({
   state: z.enum(['active', 'inactive', 'all']).optional().describe('Which entries to list (default active).'),
   revision: revision.optional(),
   cursor: z.string().optional().describe('next_cursor of the previous page.'),
-  limit: z.int().optional().describe(`Entries per page, 1-${LIST_LIMIT_MAX} (default 50).`),
+  limit: z
+    .int()
+    .min(1)
+    .max(LIST_LIMIT_MAX)
+    .optional()
+    .describe(`Entries per page, 1-${LIST_LIMIT_MAX} (default 50).`),
 });
+
+export const changesInput = z.strictObject({
+  scope_id: scopeId,
+  from_revision: bounded('from_revision', 0, REVISION_MAX)
+    .optional()
+    .describe(
+      'Changes after this revision (default 0: from the start). Past the latest revision: not_found.',
+    ),
+  to_revision: revision
+    .optional()
+    .describe('Changes up to and including this revision (default: the latest). At least from_revision.'),
+  cursor: z.string().optional().describe('next_cursor of the previous page.'),
+  limit: z
+    .int()
+    .min(1)
+    .max(LIST_LIMIT_MAX)
+    .optional()
+    .describe(`Changes per page, 1-${LIST_LIMIT_MAX} (default 50).`),
+});
+
+export const scopesInput = z.strictObject({});
 
 export const getInput = z.strictObject({
   scope_id: scopeId,
@@ -111,20 +152,17 @@ export const prepareContextInput = searchInput.extend({
   contract: z
     .strictObject({
       version: z.literal(ASSEMBLY_CONTRACT_VERSION).optional(),
-      token_budget: z
-        .int()
+      token_budget: bounded('token_budget', counts.tokenBudget.min, counts.tokenBudget.max)
         .optional()
         .describe(
           `Most tokens of the whole framed context, frame included, ${counts.tokenBudget.min}-${counts.tokenBudget.max} (default ${counts.tokenBudget.default}).`,
         ),
-      max_chunks: z
-        .int()
+      max_chunks: bounded('max_chunks', counts.maxChunks.min, counts.maxChunks.max)
         .optional()
         .describe(
           `Most chunks, ${counts.maxChunks.min}-${counts.maxChunks.max} (default ${counts.maxChunks.default}).`,
         ),
-      per_source_cap: z
-        .int()
+      per_source_cap: bounded('per_source_cap', counts.perSourceCap.min, counts.perSourceCap.max)
         .optional()
         .describe(
           `Most chunks from one source, ${counts.perSourceCap.min}-${counts.perSourceCap.max} (default ${counts.perSourceCap.default}).`,
@@ -136,7 +174,9 @@ export const prepareContextInput = searchInput.extend({
             .strictObject({
               rule: z.literal(NEAR_DUPLICATE_RULE_ID).optional(),
               threshold: z
-                .number()
+                .number({ error: 'duplicates.near.threshold must be a number' })
+                .gt(0, { error: 'duplicates.near.threshold must be above 0' })
+                .max(1, { error: 'duplicates.near.threshold must be at most 1' })
                 .optional()
                 .describe(
                   `Similarity at or above which a chunk repeats one already chosen, above 0 and at most 1 (default ${NEAR_DUPLICATE_THRESHOLD_DEFAULT}).`,
@@ -163,12 +203,20 @@ export const prepareContextInput = searchInput.extend({
 
 // The results are the HTTP v1 response bodies, so a tool and its route answer with the same JSON.
 export {
+  changesResponseSchema as changesOutput,
   entryWriteResponseSchema as entryWriteOutput,
   getEntryResponseSchema as getOutput,
   listEntriesResponseSchema as listOutput,
   rememberResponseSchema as rememberOutput,
 } from '../http/schemas/memory-schemas.js';
-export { searchResponseBaseSchema as searchOutput } from '../http/schemas/search-schemas.js';
+/** The v1 search response, plus `lexical_fallback` when the admission fallback supplied the hits. */
+export const searchOutput = searchResponseBaseSchema.extend({
+  lexical_fallback: lexicalFallbackSchema.optional().openapi({
+    description:
+      'Present when no entry matched enough query terms and the hits are entries matching fewer of them (weaker evidence).',
+  }),
+});
 
 /** The prepare_context result without `context`, which the tool answers as its text content. */
 export const prepareContextOutput = prepareContextResponseSchema.omit({ context: true });
+export { scopesResponseSchema as scopesOutput } from '../http/schemas/system-schemas.js';

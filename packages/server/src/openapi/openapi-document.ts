@@ -28,7 +28,7 @@ export function buildOpenApiDocument(): ReturnType<OpenAPIHono['getOpenAPI31Docu
       title: 'PowerContext Memory HTTP API',
       version: '1.0.0',
       description:
-        'HTTP v1 of the PowerContext Memory reference server. Every error is `{ error: { code, message, retryable, details? } }`. Send an API key as `Authorization: Bearer <key>` unless the server runs without keys on loopback.',
+        'HTTP v1 of the PowerContext Memory reference server. Every error is `{ error: { code, message, retryable, details? } }`. Send an API key as `Authorization: Bearer <key>` unless the server runs without keys on loopback. A path no route serves answers 404 `not_found`; a route called with a method it does not serve answers 405 `method_not_allowed` with an `Allow` header listing the methods it does serve.',
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
     servers: [{ url: 'http://127.0.0.1:7474', description: 'The default local server' }],

@@ -24,6 +24,7 @@ describe('openapi/powercontext.yaml', () => {
         '/healthz',
         '/readyz',
         '/v1/capabilities',
+        '/v1/scopes',
         '/v1/context/prepare',
         '/v1/memory/changes',
         '/v1/memory/entries/forget',

@@ -96,7 +96,7 @@ export function describeServerContract(name: string, options: ServerContractOpti
         api_version: 'v1',
         search_modes: ['auto', 'fts', 'vector', 'hybrid'],
         embedding_profile: { id: expect.stringContaining('@'), dimension: expect.any(Number) },
-        retrieval_policy_id: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v2/),
+        retrieval_policy_id: expect.stringMatching(/^powercontext\.retrieval\.rrf\.v3/),
         // The reader key lacks the explain permission, so no explain level is offered to it.
         explain: [],
       });

@@ -1,7 +1,12 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { scopesOf } from '../../auth/scopes-of.js';
 import type { AppEnv, AppOptions } from '../app-env.js';
 import { errorResponses } from '../schemas/common-schemas.js';
-import { capabilitiesResponseSchema, healthResponseSchema } from '../schemas/system-schemas.js';
+import {
+  capabilitiesResponseSchema,
+  healthResponseSchema,
+  scopesResponseSchema,
+} from '../schemas/system-schemas.js';
 import { jsonOk } from './json-body.js';
 import { requireRuntime } from './route-helpers.js';
 
@@ -14,6 +19,18 @@ const capabilitiesRoute = createRoute({
   responses: {
     200: jsonOk(capabilitiesResponseSchema, 'What this server’s runtime can do.'),
     ...errorResponses(401, 429, 503),
+  },
+});
+
+const scopesRoute = createRoute({
+  method: 'get',
+  path: '/v1/scopes',
+  tags: ['system'],
+  summary: 'The scopes this API key may use, and its permissions',
+  security: [{ bearerAuth: [] }],
+  responses: {
+    200: jsonOk(scopesResponseSchema, 'The caller’s scopes and permissions.'),
+    ...errorResponses(401, 429, 500, 503),
   },
 });
 
@@ -66,6 +83,10 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       200,
     );
   });
+
+  app.openapi(scopesRoute, async (c) =>
+    c.json(await scopesOf(c.get('principal'), requireRuntime(options.runtime)), 200),
+  );
 
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
 

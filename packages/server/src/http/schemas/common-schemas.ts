@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { METADATA_MAX_BYTES, METADATA_MAX_DEPTH } from '@powercontext/memory-core';
 import { API_ERROR_CODES } from '../api-error.js';
 
 /** A scope id as the runtime accepts it: 1-256 characters, no surrounding white space. */
@@ -22,6 +23,13 @@ export const artifactRefSchema = z
   .openapi('ArtifactRef', {
     description: 'Exact reference to one revision of a scope’s Memory artifact.',
   });
+
+/**
+ * An ArtifactRef or null (a scope never written). A union, not `.nullable()`: the generator turns a
+ * nullable reference into `allOf: [ref, {type: [object, null]}]`, which no null satisfies.
+ */
+export const nullableArtifactRef = (description: string) =>
+  z.union([artifactRefSchema, z.null()]).openapi({ description });
 
 export const sourceRefSchema = z
   .strictObject({
@@ -52,10 +60,15 @@ export const positionSchema = z
       'The entry’s place in an ordered source (a session and a turn number, a document and a paragraph). Neighbours in the same source lend it their words in the lexical index (RFC 0007). `order` compares element by element.',
   });
 
-// Any JSON object (a request body is JSON already); the runtime checks its size and its strings.
+// Any JSON object (a request body is JSON already); the runtime checks its size, depth and strings.
+// JSON Schema cannot state a serialized size or a nesting depth, so the description states them and
+// `x-limits` carries them for tools.
 export const metadataField = z
   .record(z.string(), z.unknown(), { error: 'metadata must be a JSON object' })
-  .openapi({ description: 'Free JSON object, at most 16 KiB serialized.' });
+  .openapi({
+    description: `Free JSON object: at most ${METADATA_MAX_BYTES} bytes serialized as JSON (UTF-8), objects and arrays nested at most ${METADATA_MAX_DEPTH} levels deep (the metadata object itself is level 1), no key named "__proto__", no NUL (U+0000) and no lone surrogates in keys or strings.`,
+    'x-limits': { max_serialized_bytes: METADATA_MAX_BYTES, max_depth: METADATA_MAX_DEPTH },
+  });
 
 export const entryVersionSchema = z
   .object({

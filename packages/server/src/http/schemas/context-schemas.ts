@@ -10,7 +10,7 @@ import {
   OMISSION_REASONS,
   TOKENIZER_IDS,
 } from '@powercontext/context-assembly';
-import { artifactRefSchema, scopeIdField } from './common-schemas.js';
+import { artifactRefSchema, nullableArtifactRef, scopeIdField } from './common-schemas.js';
 import { searchRequestSchema } from './search-schemas.js';
 
 // The contract on the wire: the fields of the context-assembly package's AssemblyContract in snake_case.
@@ -182,9 +182,9 @@ export const omittedCandidateSchema = z
 
 export const prepareContextResponseSchema = z
   .strictObject({
-    memory: artifactRefSchema.nullable().openapi({
-      description: 'The revision the context was read from; null when the scope was never written.',
-    }),
+    memory: nullableArtifactRef(
+      'The revision the context was read from; null when the scope was never written.',
+    ),
     mode: z.enum(['fts', 'vector', 'hybrid']),
     context: z.string().openapi({
       description:

@@ -4,6 +4,7 @@ import {
   artifactRefSchema,
   entryVersionSchema,
   metadataField,
+  nullableArtifactRef,
   positionSchema,
   revisionField,
   scopeIdField,
@@ -16,8 +17,10 @@ const textField = z
   .min(1, { error: 'text must be at least 1 character' })
   .max(ENTRY_TEXT_MAX_CHARS, { error: `text must be at most ${ENTRY_TEXT_MAX_CHARS} characters` });
 
+// The runtime checks the rule (with its own message); the document states it as a pattern.
 const kindField = z.string({ error: 'kind must be a string' }).openapi({
-  description: '1-64 lowercase letters, digits, "_", "." or "-"; default "note".',
+  description: '1-64 lowercase letters, digits, "_", "." or "-", starting with a letter; default "note".',
+  pattern: '^[a-z][a-z0-9_.-]{0,63}$',
   example: 'note',
 });
 
@@ -102,7 +105,7 @@ export const listEntriesRequestSchema = z
 
 export const listEntriesResponseSchema = z
   .object({
-    memory: artifactRefSchema.nullable().openapi({ description: 'null when the scope was never written.' }),
+    memory: nullableArtifactRef('The revision the page was read at; null when the scope was never written.'),
     entries: z.array(entryVersionSchema),
     next_cursor: z.string().optional(),
   })
@@ -126,8 +129,15 @@ export const changesRequestSchema = z
     from_revision: z
       .int({ error: 'from_revision must be an integer' })
       .min(0, { error: 'from_revision must be at least 0' })
-      .optional(),
-    to_revision: revisionField('to_revision').optional(),
+      .optional()
+      .openapi({
+        description:
+          'Changes after this revision; default 0 (everything). Past the latest revision: 404 not_found; above to_revision: 422.',
+      }),
+    to_revision: revisionField('to_revision').optional().openapi({
+      description:
+        'Changes up to and including this revision; default the latest. Past the latest revision: 404 not_found.',
+    }),
     cursor: cursorField,
     limit: listLimitField,
   })
@@ -135,7 +145,7 @@ export const changesRequestSchema = z
 
 export const changesResponseSchema = z
   .object({
-    memory: artifactRefSchema.nullable(),
+    memory: nullableArtifactRef('The scope’s latest revision; null when the scope was never written.'),
     from_revision: z.int(),
     to_revision: z.int(),
     changes: z.array(

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { QUERY_MAX_CHARS, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '@powercontext/memory-core';
-import { artifactRefSchema, scopeIdField } from './common-schemas.js';
+import { artifactRefSchema, nullableArtifactRef, scopeIdField } from './common-schemas.js';
 
 const modeRequest = z.enum(['auto', 'fts', 'vector', 'hybrid'], {
   error: 'mode must be one of auto, fts, vector, hybrid',
@@ -49,11 +49,16 @@ export const searchHitSchema = z
 
 /** The v1 search response as RFC 0080 keeps it: final hits only, no trace. */
 export const searchResponseBaseSchema = z.strictObject({
-  memory: artifactRefSchema
-    .nullable()
-    .openapi({ description: 'The revision every hit cites; null when the scope was never written.' }),
+  memory: nullableArtifactRef('The revision every hit cites; null when the scope was never written.'),
   mode,
   hits: z.array(searchHitSchema),
+});
+
+/** The lexical admission fallback (RFC 0002), as explain and the MCP search result report it. */
+export const lexicalFallbackSchema = z.strictObject({
+  reason: z.literal('no_candidate_met_term_threshold'),
+  query_term_count: z.int().min(0).openapi({ description: 'Distinct query terms after analysis.' }),
+  admitted: z.int().min(1).openapi({ description: 'Coarse hits admitted by the fallback.' }),
 });
 
 const channelNumbers = z.strictObject({ fts: z.number().optional(), vector: z.number().optional() });
@@ -68,6 +73,10 @@ export const searchExplainSchema = z
       .openapi({
         description: 'Set when auto fell back from hybrid to fts because the query could not be embedded.',
       }),
+    lexical_fallback: lexicalFallbackSchema.nullable().openapi({
+      description:
+        'Set when no entry matched enough query terms for the lexical admission rule (a query of 3+ terms must match max(2, ceil(n/4)) of them) and the search returned entries matching fewer instead of nothing; null otherwise.',
+    }),
     rerank: z
       .strictObject({
         policy_id: z.string(),

@@ -26,3 +26,14 @@ export const capabilitiesResponseSchema = z
   .openapi('CapabilitiesResponse');
 
 export const healthResponseSchema = z.object({ status: z.enum(['ok', 'ready']) }).openapi('HealthResponse');
+
+export const scopesResponseSchema = z
+  .object({
+    any_scope: z.boolean().openapi({ description: 'True when the key may use every scope.' }),
+    scopes: z.array(z.string()).openapi({
+      description:
+        'The scopes the key may use; for a key of every scope, the scopes that hold memory (any other name works too).',
+    }),
+    permissions: z.array(z.enum(['read', 'write', 'explain'])),
+  })
+  .openapi('ScopesResponse');
