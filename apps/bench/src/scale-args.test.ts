@@ -72,7 +72,7 @@ describe('parseScaleArgs', () => {
     fails(['--sizes', '5', '--scopes', '10'], /--scopes \(10\) must not exceed the smallest size \(5\)/);
     fails(['--database-url', 'mysql://x'], /--database-url/);
     fails(['--no-peers=yes'], /takes no value/);
-    fails(['--entries', '5'], /unknown option --entries/);
+    fails(['--entries', '5'], /unknown flag --entries/);
   });
 
   it('returns help for --help', () => {

@@ -86,6 +86,16 @@ function stores(value: string): StoreKind[] {
 }
 
 const BOOLEAN_FLAGS = new Set(['--no-peers', '--no-rerank', '--no-ingest-floor']);
+const VALUE_FLAGS = [
+  '--concurrency',
+  '--database-url',
+  '--out',
+  '--queries',
+  '--scopes',
+  '--seed',
+  '--sizes',
+  '--stores',
+];
 
 /** Parses `--flag value` and `--flag=value`; a leading `--` (as pnpm may pass it) is skipped. */
 export function parseScaleArgs(
@@ -99,7 +109,7 @@ export function parseScaleArgs(
     concurrency: [...DEFAULT_SCALE_ARGS.concurrency],
     databaseUrl: defaultDatabaseUrl(env),
   };
-  const flags = readFlags(argv, BOOLEAN_FLAGS);
+  const flags = readFlags(argv, { values: VALUE_FLAGS, booleans: [...BOOLEAN_FLAGS] });
   if (flags === 'help') return 'help';
   for (const { flag, value } of flags) {
     switch (flag) {

@@ -116,11 +116,28 @@ function list(flag: string, value: string): string[] {
 }
 
 const BOOLEAN_FLAGS = new Set(['--peers']);
+const VALUE_FLAGS = [
+  '--answer-model',
+  '--assembly-budget',
+  '--base-url',
+  '--conversations',
+  '--data',
+  '--final-k',
+  '--generation-model',
+  '--judge-model',
+  '--judge-policy',
+  '--lexical-context',
+  '--mode',
+  '--out',
+  '--rerank',
+  '--top-k',
+  '--unit',
+];
 
 /** Parses `--flag value` and `--flag=value`; a leading `--` (as pnpm may pass it) is skipped. */
 export function parseArgs(argv: readonly string[]): EvalArgs | 'help' {
   const args: EvalArgs = { ...DEFAULT_ARGS, modes: [...DEFAULT_ARGS.modes] };
-  const flags = readFlags(argv, BOOLEAN_FLAGS);
+  const flags = readFlags(argv, { values: VALUE_FLAGS, booleans: [...BOOLEAN_FLAGS] });
   if (flags === 'help') return 'help';
   for (const { flag, value } of flags) {
     switch (flag) {

@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { ArgsError, readFlags } from '@powercontext/cli-support';
+import { parseArgs } from 'node:util';
+import { ArgsError, argsErrorOfParseArgs, createProgressBar } from '@powercontext/cli-support';
 import {
   type FieldIssue,
   IMPORT_DEFAULT_BATCH_SIZE,
@@ -17,7 +18,7 @@ import { toWireField } from '../http/to-api-error.js';
 import { validationIssues } from '../http/validation-issues.js';
 import { fromWireRememberEntry, toOptionalArtifactRef } from '../http/wire.js';
 import { printable } from './memory-output.js';
-import { isStoreFlag, type StoreOverrides } from './runtime-flags.js';
+import { isStoreFlag, STORE_FLAGS, type StoreOverrides } from './runtime-flags.js';
 
 export interface ImportArgs {
   command: 'import';
@@ -42,25 +43,30 @@ ${REMEMBER_MAX_ENTRIES}); safe to re-run: stored entries count as duplicates`,
  * `--`). Kept apart from the other commands' parser so either can be replaced on its own.
  */
 export function parseImportArgs(argv: readonly string[]): ImportArgs | 'help' {
-  const flagTokens: string[] = [];
-  const files: string[] = [];
-  let onlyFiles = false;
-  for (let index = 0; index < argv.length; index++) {
-    const token = argv[index]!;
-    if (onlyFiles || !token.startsWith('-') || token === '-') {
-      files.push(token);
-    } else if (token === '--') {
-      onlyFiles = true;
-    } else {
-      flagTokens.push(token);
-      const takesValue = !token.includes('=') && token !== '--json' && token !== '--help' && token !== '-h';
-      if (takesValue && index + 1 < argv.length && !argv[index + 1]!.startsWith('--')) {
-        flagTokens.push(argv[++index]!);
-      }
-    }
+  const many = { multiple: true } as const;
+  const options: Record<string, { type: 'string' | 'boolean'; multiple: true; short?: string }> = {
+    scope: { type: 'string', ...many },
+    'batch-size': { type: 'string', ...many },
+    json: { type: 'boolean', ...many },
+    help: { type: 'boolean', short: 'h', ...many },
+  };
+  for (const flag of Object.keys(STORE_FLAGS)) options[flag.slice(2)] = { type: 'string', ...many };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true, tokens: true });
+  } catch (error) {
+    const refused = argsErrorOfParseArgs(error);
+    throw refused.message.startsWith('unknown flag')
+      ? new ArgsError(`${refused.message} for "memory import"`)
+      : refused;
   }
-  const flags = readFlags(flagTokens, new Set(['--json']));
-  if (flags === 'help') return 'help';
+  const files = parsed.positionals;
+  const flags: { flag: string; value: string }[] = [];
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    if (token.name === 'help') return 'help';
+    flags.push({ flag: `--${token.name}`, value: token.value ?? '' });
+  }
   const args: Partial<ImportArgs> & { store: StoreOverrides } = { store: {}, json: false };
   for (const { flag, value } of flags) {
     if (flag === '--json') args.json = true;
@@ -152,27 +158,20 @@ export async function* readJsonLines(
   }
 }
 
-/** A one-line progress display on a terminal (stderr); nothing at all elsewhere. */
+/** A progress bar on stderr when it is a terminal (bytes of the file read, entries stored, rate, time left); nothing elsewhere. */
 function progressDisplay(totalBytes: number, stream: NodeJS.WriteStream = process.stderr) {
   const started = performance.now();
+  const bar = createProgressBar('import', totalBytes, stream, { unit: 'bytes' });
   let bytes = 0;
   return {
     onBytes: (read: number) => {
       bytes = read;
     },
     onProgress: (progress: ImportProgress) => {
-      if (!stream.isTTY) return;
-      const fraction = totalBytes === 0 ? 1 : Math.min(1, bytes / totalBytes);
-      const width = 30;
-      const filled = Math.round(fraction * width);
       const rate = progress.entries / Math.max((performance.now() - started) / 1000, 1e-3);
-      stream.write(
-        `\rimport [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(fraction * 100)}%  ${progress.entries} entries  ${Math.round(rate)}/s`,
-      );
+      bar.update(Math.min(bytes, totalBytes), `${progress.entries} entries, ${Math.round(rate)} entries/s`);
     },
-    done: () => {
-      if (stream.isTTY) stream.write('\n');
-    },
+    done: () => bar.stop(),
   };
 }
 

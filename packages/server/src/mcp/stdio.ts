@@ -1,7 +1,13 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ArgsError, parseCommandLine, readFlags } from '@powercontext/cli-support';
 import { LOCAL_PRINCIPAL } from '../auth/principal.js';
-import { isStoreFlag, openRuntime, STORE_FLAGS_USAGE, type StoreOverrides } from '../cli/runtime-flags.js';
+import {
+  isStoreFlag,
+  openRuntime,
+  STORE_FLAGS,
+  STORE_FLAGS_USAGE,
+  type StoreOverrides,
+} from '../cli/runtime-flags.js';
 import { createMemoryMcpServer } from './memory-tools.js';
 
 /**
@@ -34,7 +40,7 @@ ${STORE_FLAGS_USAGE}
   --help                print this help`;
 
 function parseMcpArgs(argv: readonly string[]): StoreOverrides | 'help' {
-  const flags = readFlags(argv);
+  const flags = readFlags(argv, { values: Object.keys(STORE_FLAGS) });
   if (flags === 'help') return 'help';
   const overrides: StoreOverrides = {};
   for (const { flag, value } of flags) {

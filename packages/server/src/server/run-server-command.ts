@@ -26,7 +26,7 @@ const FLAG_NAMES: Record<string, keyof ServerFlags> = {
 };
 
 export function parseServerFlags(argv: readonly string[]): ServerFlags | 'help' {
-  const flags = readFlags(argv);
+  const flags = readFlags(argv, { values: Object.keys(FLAG_NAMES) });
   if (flags === 'help') return 'help';
   const parsed: ServerFlags = {};
   for (const { flag, value } of flags) {

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedPGliteVersion } from './open-pglite.js';
 import { PGliteThread } from './pglite-thread.js';
 
 describe('PGlite on a worker thread', () => {
@@ -53,6 +54,26 @@ describe('PGlite on a worker thread', () => {
     // PGlite on the calling thread would run the statement synchronously: no tick until it ended.
     expect(ticksWhenDone).toBeGreaterThan(5);
   });
+});
+
+describe('in-memory databases from the empty-cluster copy', () => {
+  it('start empty and stay apart, whether the copy was there or not', async () => {
+    const first = await PGliteThread.open(undefined);
+    await first.exec('CREATE TABLE only_here (id int)');
+    // The copy exists now (written by this open or an earlier one); the second open starts from it.
+    const copy = join(
+      tmpdir(),
+      `powercontext-${process.getuid?.() ?? 'user'}`,
+      `pglite-${installedPGliteVersion()}-empty-cluster.tar.gz`,
+    );
+    expect(existsSync(copy)).toBe(true);
+    const second = await PGliteThread.open(undefined);
+    const tables = await second.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'only_here'",
+    );
+    expect(tables.rows).toEqual([{ n: 0 }]);
+    await Promise.all([first.close(), second.close()]);
+  }, 60_000);
 });
 
 describe('PGlite worker thread failures', () => {

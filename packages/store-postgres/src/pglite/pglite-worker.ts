@@ -2,8 +2,12 @@
  * The worker side of PGliteThread: owns one PGlite instance and runs the statements the main thread
  * sends, one at a time, in the order they came. Started by `openPGliteThread`, never imported.
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
+import { installedPGliteVersion } from './open-pglite.js';
 import {
   type PGliteReady,
   type PGliteRequest,
@@ -21,14 +25,56 @@ try {
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite-pgvector'),
   ]);
-  pglite = await PGlite.create({
-    ...(pgliteDir === undefined ? {} : { dataDir: pgliteDir }),
-    extensions: { vector },
-  });
+  const create = (options: PGliteOptions = {}) => PGlite.create({ ...options, extensions: { vector } });
+  pglite = pgliteDir === undefined ? await createInMemory(create) : await create({ dataDir: pgliteDir });
   port.postMessage({ ready: true } satisfies PGliteReady);
 } catch (error) {
   port.postMessage({ ready: false, error: serializeError(error) } satisfies PGliteReady);
   port.close();
+}
+
+/**
+ * An in-memory database starts from a copy of an empty cluster kept in this user's temporary folder,
+ * which skips initdb: about a third of the time (2.1-3.2 s against 5.6-8.1 s on a busy 2-core
+ * machine). Tests open many. The copy is made by the first open and written atomically; one that
+ * cannot be read is replaced. Only a folder of this user's own, closed to others, is trusted.
+ */
+async function createInMemory(create: (options?: PGliteOptions) => Promise<PGlite>): Promise<PGlite> {
+  const folder = templateFolder();
+  const file = folder && join(folder, `pglite-${installedPGliteVersion()}-empty-cluster.tar.gz`);
+  if (file && existsSync(file)) {
+    try {
+      return await create({ loadDataDir: new Blob([readFileSync(file)]) });
+    } catch {
+      rmSync(file, { force: true });
+    }
+  }
+  const fresh = await create();
+  if (file) {
+    try {
+      const dump = Buffer.from(await (await fresh.dumpDataDir('gzip')).arrayBuffer());
+      const partial = `${file}.${process.pid}-${threadId}.partial`;
+      writeFileSync(partial, dump, { mode: 0o600 });
+      renameSync(partial, file);
+    } catch {
+      // Only a cache: the next open makes it again.
+    }
+  }
+  return fresh;
+}
+
+/** `<tmp>/powercontext-<uid>`, made private if new; undefined when it is not this user's alone. */
+function templateFolder(): string | undefined {
+  try {
+    const uid = process.getuid?.();
+    const folder = join(tmpdir(), `powercontext-${uid ?? 'user'}`);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const stat = statSync(folder);
+    if (uid !== undefined && (stat.uid !== uid || (stat.mode & 0o077) !== 0)) return undefined;
+    return folder;
+  } catch {
+    return undefined;
+  }
 }
 
 let transaction: Transaction | undefined;
