@@ -6,6 +6,7 @@ export const ERROR_STATUS: Record<ServerErrorCode, number> = {
   malformed_request: 400,
   invalid_request: 422,
   invalid_citation: 422,
+  idempotency_key_reused: 422,
   unauthenticated: 401,
   scope_forbidden: 403,
   permission_forbidden: 403,

@@ -1402,6 +1402,7 @@ export interface components {
           | 'malformed_request'
           | 'invalid_request'
           | 'invalid_citation'
+          | 'idempotency_key_reused'
           | 'unauthenticated'
           | 'scope_forbidden'
           | 'permission_forbidden'
