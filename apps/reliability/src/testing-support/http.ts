@@ -33,6 +33,7 @@ export const ERROR_STATUS: Record<ServerErrorCode, number> = {
   not_ready: 503,
   database_unavailable: 503,
   request_timeout: 503,
+  write_outcome_unknown: 504,
 };
 
 export interface HttpResult<T = unknown> {

@@ -8,8 +8,11 @@ export const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 /** How long a write's idempotency record is kept by default: 24 hours. */
 export const IDEMPOTENCY_RETENTION_DEFAULT_SECONDS = 86_400;
 
-/** Visible ASCII, U+0021 `!` to U+007E `~`: no spaces, no control characters, nothing beyond ASCII. */
-const VISIBLE_ASCII = /^[\u0021-\u007e]+$/u;
+/**
+ * Visible ASCII, U+0021 `!` to U+007E `~`: no spaces, no control characters, nothing beyond ASCII.
+ * Without flags, so the OpenAPI document states the same pattern.
+ */
+const VISIBLE_ASCII = /^[!-~]+$/;
 
 /** The rule every transport applies to an idempotency key, with `field` named in the messages. */
 export function idempotencyKeyRule(field: string) {

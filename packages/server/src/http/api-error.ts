@@ -34,6 +34,7 @@ export const ERROR_STATUS = {
   not_ready: 503,
   database_unavailable: 503,
   request_timeout: 503,
+  write_outcome_unknown: 504,
 } as const;
 
 export type ApiErrorCode = keyof typeof ERROR_STATUS;

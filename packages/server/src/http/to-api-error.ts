@@ -26,6 +26,7 @@ const RETRY_AFTER_SECONDS: Partial<Record<ApiErrorCode, number>> = {
   database_unavailable: 1,
   not_ready: 1,
   request_timeout: 1,
+  write_outcome_unknown: 1,
 };
 
 const CORE_CODES: Record<PowerContextErrorCode, ApiErrorCode> = {
