@@ -207,6 +207,29 @@ describe('@powercontext/client against the reference server', () => {
     expect(throttled.retryAfterSeconds).toBeGreaterThan(0);
   });
 
+  it('repeats a write with its idempotency key: the first answer back, nothing written twice', async () => {
+    const writer = clientFor('writer');
+    const before = (await writer.changes({ scope_id: 'client-a' })).memory?.revision ?? 0;
+    const request = { scope_id: 'client-a', entries: [{ text: 'Written exactly once' }] };
+    const first = await writer.remember(request, { idempotencyKey: 'client-key-1' });
+    expect(await writer.remember(request, { idempotencyKey: 'client-key-1' })).toEqual(first);
+    const reused = await failure(
+      writer.remember(
+        { ...request, entries: [{ text: 'Another body' }] },
+        { idempotencyKey: 'client-key-1' },
+      ),
+    );
+    expect(reused).toMatchObject({ code: 'idempotency_key_reused', status: 422, retryable: false });
+    const badKey = await failure(writer.remember(request, { idempotencyKey: 'not a key' }));
+    expect(badKey).toMatchObject({ code: 'invalid_request', status: 422 });
+    expect(badKey.details?.issues?.[0]?.field).toBe('Idempotency-Key');
+    const target = { scope_id: 'client-a', entry_id: first.entries[0]!.entry_id };
+    const forgotten = await writer.forgetEntry(target, { idempotencyKey: 'client-key-2' });
+    await writer.reactivateEntry(target);
+    expect(await writer.forgetEntry(target, { idempotencyKey: 'client-key-2' })).toEqual(forgotten);
+    expect((await writer.changes({ scope_id: 'client-a' })).memory?.revision).toBe(before + 3);
+  });
+
   it('reports a server that is not there as network_error', async () => {
     const gone = createPowerContextClient({ baseUrl: 'http://127.0.0.1:9' });
     expect(await failure(gone.health())).toMatchObject({ code: 'network_error', status: 0, retryable: true });

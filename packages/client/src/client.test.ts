@@ -51,6 +51,24 @@ describe('createPowerContextClient', () => {
     ]);
   });
 
+  it('sends a write’s idempotency key as Idempotency-Key', async () => {
+    const { calls, fetch } = stubFetch(() => Response.json({}));
+    const client = createPowerContextClient({ baseUrl: 'http://memory.test', fetch });
+    const target = { scope_id: 's', entry_id: 'e' };
+    await client.remember({ scope_id: 's', entries: [{ text: 't' }] }, { idempotencyKey: 'k-remember' });
+    await client.reviseEntry({ ...target, text: 't' }, { idempotencyKey: 'k-revise' });
+    await client.forgetEntry(target, { idempotencyKey: 'k-forget' });
+    await client.reactivateEntry(target, { idempotencyKey: 'k-reactivate' });
+    await client.remember({ scope_id: 's', entries: [{ text: 't' }] });
+    expect(calls.map((call) => call.headers['idempotency-key'])).toEqual([
+      'k-remember',
+      'k-revise',
+      'k-forget',
+      'k-reactivate',
+      undefined,
+    ]);
+  });
+
   it('calls every route at its path and method', async () => {
     const { calls, fetch } = stubFetch(() => Response.json({}));
     const client = createPowerContextClient({ baseUrl: 'http://memory.test', fetch });

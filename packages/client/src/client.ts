@@ -38,22 +38,35 @@ export interface CallOptions {
   requestId?: string;
 }
 
+/** Options of the write calls (remember, revise, forget, reactivate). */
+export interface WriteCallOptions extends CallOptions {
+  /**
+   * Sent as `Idempotency-Key` (1-255 visible ASCII characters; a fresh UUID per logical write is a
+   * good key). Repeating the call with the same key and body, within the server's retention time (24
+   * hours by default), answers the first result and writes nothing, so a write that failed with a
+   * retryable error (`network_error`, `write_outcome_unknown`, `request_timeout`, ...) can be repeated
+   * safely and tells what happened. The same key with another body fails with
+   * `idempotency_key_reused` (422).
+   */
+  idempotencyKey?: string;
+}
+
 /** The HTTP v1 API, one method per route. Every failure rejects with a PowerContextApiError. */
 export interface PowerContextClient {
   /** POST /v1/memory/search. Idempotent: a retryable failure may simply be retried. */
   search(request: SearchRequest, options?: CallOptions): Promise<SearchResponse>;
   /** POST /v1/memory/remember: one new revision; an entry equal to an active one comes back as a duplicate. */
-  remember(request: RememberRequest, options?: CallOptions): Promise<RememberResponse>;
+  remember(request: RememberRequest, options?: WriteCallOptions): Promise<RememberResponse>;
   /** POST /v1/memory/entries/list: one page of entries at one revision. */
   listEntries(request: ListEntriesRequest, options?: CallOptions): Promise<ListEntriesResponse>;
   /** POST /v1/memory/entries/get: one entry at the head or a given revision. */
   getEntry(request: GetEntryRequest, options?: CallOptions): Promise<GetEntryResponse>;
   /** POST /v1/memory/entries/revise: a new version of the entry's text. */
-  reviseEntry(request: ReviseRequest, options?: CallOptions): Promise<EntryWriteResponse>;
+  reviseEntry(request: ReviseRequest, options?: WriteCallOptions): Promise<EntryWriteResponse>;
   /** POST /v1/memory/entries/forget: the entry becomes inactive; search no longer returns it. */
-  forgetEntry(request: EntryTargetRequest, options?: CallOptions): Promise<EntryWriteResponse>;
+  forgetEntry(request: EntryTargetRequest, options?: WriteCallOptions): Promise<EntryWriteResponse>;
   /** POST /v1/memory/entries/reactivate: a forgotten entry becomes active again. */
-  reactivateEntry(request: EntryTargetRequest, options?: CallOptions): Promise<EntryWriteResponse>;
+  reactivateEntry(request: EntryTargetRequest, options?: WriteCallOptions): Promise<EntryWriteResponse>;
   /** POST /v1/memory/changes: entry versions written between two revisions, oldest first. */
   changes(request: ChangesRequest, options?: CallOptions): Promise<ChangesResponse>;
   /**
@@ -79,11 +92,12 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     method: 'GET' | 'POST',
     path: string,
     body: unknown,
-    callOptions: CallOptions = {},
+    callOptions: WriteCallOptions = {},
   ): Promise<Result> {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
     if (callOptions.requestId !== undefined) headers['x-request-id'] = callOptions.requestId;
+    if (callOptions.idempotencyKey !== undefined) headers['idempotency-key'] = callOptions.idempotencyKey;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
@@ -96,7 +110,8 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     } catch (error) {
       if (callOptions.signal?.aborted) throw callOptions.signal.reason;
       // The memory operations are idempotent by content (a repeated remember reports duplicates, a
-      // repeated revise or forget reports unchanged), so a call without an answer may be repeated.
+      // repeated revise or forget reports unchanged), so a call without an answer may be repeated;
+      // with an idempotency key, the repeat of a write answers its first result.
       throw new PowerContextApiError('network_error', `No answer from ${base.origin}: ${errorText(error)}`, {
         status: 0,
         retryable: true,

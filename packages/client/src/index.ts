@@ -42,5 +42,6 @@ export {
   createPowerContextClient,
   type PowerContextClient,
   type PowerContextClientOptions,
+  type WriteCallOptions,
 } from './client.js';
 export type { components, paths } from './generated/openapi.js';

@@ -1,6 +1,12 @@
 export { contentHash } from './domain/content-hash.js';
 export { assertEmbeddableTexts } from './domain/embeddable-texts.js';
 export {
+  IDEMPOTENCY_KEY_MAX_CHARS,
+  IDEMPOTENCY_RETENTION_DEFAULT_SECONDS,
+  idempotencyKeyRule,
+  requestDigest,
+} from './domain/idempotency.js';
+export {
   type CurrentProjection,
   compareOrder,
   contextWindows,
@@ -63,6 +69,7 @@ export {
 export { storableText } from './domain/text-rules.js';
 export { type Capability, CapabilityUnavailableError } from './errors/capability-unavailable-error.js';
 export { EmbeddingFailedError } from './errors/embedding-failed-error.js';
+export { IdempotencyKeyReusedError } from './errors/idempotency-key-reused-error.js';
 export { InvalidCitationError } from './errors/invalid-citation-error.js';
 export { type MissingThing, NotFoundError } from './errors/not-found-error.js';
 export {
@@ -88,6 +95,7 @@ export type {
 } from './ports/memory-reranker.port.js';
 export type {
   EmbeddingToStore,
+  IdempotencyRecord,
   LexicalSearchQuery,
   LexicalSearchResult,
   ListChangesQuery,
@@ -117,6 +125,12 @@ export { type RerankFailurePolicy, RerankStage, type RerankStageOptions } from '
 export { coarseFallbackRanks, type RankSelection, selectRanks } from './rerank/select-ranks.js';
 export { validateDecision } from './rerank/validate-decision.js';
 export { CPU_SLICE_MS, CpuSlice, nextTurn } from './scheduling/cpu-turns.js';
+export {
+  importBatchKey,
+  type Replayed,
+  type WriteOptions,
+  type WriteProgress,
+} from './service/idempotency-ledger.js';
 export {
   IMPORT_DEFAULT_BATCH_SIZE,
   type ImportOptions,

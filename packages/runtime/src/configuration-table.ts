@@ -245,6 +245,14 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     description: 'Attempts of a write whose compare-and-swap lost to another process.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_IDEMPOTENCY_RETENTION_SECONDS',
+    default: '86400',
+    range: '60..2592000',
+    origin: 'project extension',
+    description:
+      'How long an idempotency key of a write is kept per scope (24 h by default): a repeat within it returns the first result; expired keys are pruned lazily.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS',
     default: '0.35,0.175',
     range: 'none, or 1-8 comma-separated weights in (0, 1]',

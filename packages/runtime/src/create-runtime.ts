@@ -177,6 +177,7 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
           retrievalPolicy: c.resolve(TOKENS.retrievalPolicy),
           logger: c.resolve(TOKENS.logger),
           maxWriteAttempts: config.writeMaxAttempts,
+          idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
           ...(rerankStage ? { rerankStage } : {}),
           observer: c.resolve(TOKENS.observer),
           ...(writeAdvisor ? { writeAdvisor } : {}),

@@ -13,6 +13,7 @@ export {
   CapabilityUnavailableError,
   EmbeddingFailedError,
   type FieldIssue,
+  IdempotencyKeyReusedError,
   InvalidCitationError,
   InvalidImportLineError,
   NotFoundError,
@@ -27,6 +28,8 @@ export {
   StoreIncompatibleError,
   StoreUnavailableError,
   ValidationError,
+  type WriteOptions,
+  type WriteProgress,
 } from '@powercontext/memory-core';
 export { ConfigurationError } from './configuration-error.js';
 export { CONFIGURATION_TABLE, type ConfigurationSetting } from './configuration-table.js';

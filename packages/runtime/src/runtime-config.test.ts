@@ -24,6 +24,7 @@ describe('loadRuntimeConfig', () => {
       },
       writeGate: { mode: 'disabled', timeoutMs: 5000 },
       writeMaxAttempts: 3,
+      idempotencyRetentionSeconds: 86_400,
       retrieval: {
         bm25: { k1: 0.8, b: 0, delta: 0.5 },
         contextWeights: [0.35, 0.175],

@@ -35,6 +35,8 @@ export interface RuntimeConfig {
   };
   writeGate: { mode: 'disabled' | 'shadow' | 'advisory'; timeoutMs: number };
   writeMaxAttempts: number;
+  /** How long a write's idempotency key is kept in its scope. */
+  idempotencyRetentionSeconds: number;
   /** The coarse-path retrieval policy's parameters (RFC 0007). */
   retrieval: {
     bm25: { k1: number; b: number; delta: number };
@@ -137,6 +139,9 @@ const FIELDS = {
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS: number(0, 60_000, true).default(1_000),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS: number(1, 3_600_000, true).optional(),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS: number(1, 20, true).default(3),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_IDEMPOTENCY_RETENTION_SECONDS: number(60, 2_592_000, true).default(
+    86_400,
+  ),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS: z
     .string()
     .trim()
@@ -262,6 +267,7 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       timeoutMs: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_GATE_TIMEOUT_MS,
     },
     writeMaxAttempts: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_WRITE_MAX_ATTEMPTS,
+    idempotencyRetentionSeconds: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_IDEMPOTENCY_RETENTION_SECONDS,
     retrieval: {
       bm25: {
         k1: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1,

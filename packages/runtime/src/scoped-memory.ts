@@ -21,6 +21,7 @@ import type {
   SearchMemoryRequest,
   SearchOptions,
   SearchResult,
+  WriteOptions,
 } from '@powercontext/memory-core';
 import {
   type AssembleSearchRequest,
@@ -30,13 +31,21 @@ import {
   prepareContext,
 } from './prepare-context.js';
 
-/** The Memory of one scope: the transport-neutral API that the server, CLI and evaluation use. */
+/**
+ * The Memory of one scope: the transport-neutral API that the server, CLI and evaluation use.
+ *
+ * Every write takes `WriteOptions`: `idempotencyKey` makes a repeat of the same request answer the
+ * first result (`replayed: true`) without writing again, for the configured retention time
+ * (POWERCONTEXT_SERVER_RUNTIME_MEMORY_IDEMPOTENCY_RETENTION_SECONDS); the same key with another request
+ * throws IdempotencyKeyReusedError. `signal` abandons a write only before its transaction begins, and
+ * `onTransactionBegin` says when that moment has passed.
+ */
 export interface ScopedMemory {
   readonly scopeId: string;
-  remember(request: RememberRequest): Promise<RememberResult>;
-  revise(request: ReviseRequest): Promise<EntryWriteResult>;
-  forget(request: EntryTarget): Promise<EntryWriteResult>;
-  reactivate(request: EntryTarget): Promise<EntryWriteResult>;
+  remember(request: RememberRequest, options?: WriteOptions): Promise<RememberResult>;
+  revise(request: ReviseRequest, options?: WriteOptions): Promise<EntryWriteResult>;
+  forget(request: EntryTarget, options?: WriteOptions): Promise<EntryWriteResult>;
+  reactivate(request: EntryTarget, options?: WriteOptions): Promise<EntryWriteResult>;
   list(request?: ListEntriesRequest): Promise<EntryPage>;
   get(request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }>;
   changes(request?: ListChangesRequest): Promise<ChangesPage>;
@@ -50,6 +59,8 @@ export interface ScopedMemory {
   /**
    * Streams entries in batches of `remember` (default 500, one revision each); every batch is checked
    * completely before any of it is written, and a re-run after an interruption stores nothing twice.
+   * With `options.idempotencyKey`, batch N is a remember keyed `<key>#N`: a re-run with the same key,
+   * records and batch size answers the stored batches with their first results.
    */
   import(
     records: AsyncIterable<ImportRecord> | Iterable<ImportRecord>,
@@ -60,10 +71,10 @@ export interface ScopedMemory {
 export function scopedMemory(service: MemoryService, scopeId: string): ScopedMemory {
   return {
     scopeId,
-    remember: (request) => service.remember(scopeId, request),
-    revise: (request) => service.revise(scopeId, request),
-    forget: (request) => service.forget(scopeId, request),
-    reactivate: (request) => service.reactivate(scopeId, request),
+    remember: (request, options) => service.remember(scopeId, request, options),
+    revise: (request, options) => service.revise(scopeId, request, options),
+    forget: (request, options) => service.forget(scopeId, request, options),
+    reactivate: (request, options) => service.reactivate(scopeId, request, options),
     list: (request) => service.list(scopeId, request),
     get: (request) => service.get(scopeId, request),
     changes: (request) => service.changes(scopeId, request),

@@ -57,6 +57,16 @@ export interface Database {
     projection_length: number;
     active_entries: string | number;
   };
+  /** Idempotency records of keyed writes, per scope and key; migration 0007. */
+  pc_idempotency_keys: {
+    scope_id: string;
+    idempotency_key: string;
+    operation: string;
+    request_digest: string;
+    result: string;
+    created_at: Date;
+    expires_at: Date;
+  };
   /** Active entries at `revision` without a vector of the profile; migration 0004. */
   pc_scope_vector_statistics: {
     scope_id: string;

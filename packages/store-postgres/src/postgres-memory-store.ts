@@ -4,6 +4,7 @@ import {
   type EmbeddingProfile,
   type EmbeddingToStore,
   type EntryVersion,
+  type IdempotencyRecord,
   type LexicalProjectionPolicy,
   type LexicalProjectionState,
   type LexicalSearchQuery,
@@ -34,6 +35,7 @@ import {
   parseOrder as toEntryVersionOrder,
   visibleAt,
 } from './entry-version-row.js';
+import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency-records.js';
 import { executePrepared } from './prepared.js';
 import { advanceStatistics, recountLexicalStatistics, subtractEmbedded } from './search-statistics.js';
 import { guardStoreErrors } from './store-errors.js';
@@ -119,9 +121,14 @@ export class PostgresMemoryStore implements MemoryStore {
               projection,
             );
           },
+          recordIdempotency: (record) => insertIdempotencyRecord(trx, scopeId, expectedRevision, record),
         });
       }),
     );
+  }
+
+  idempotencyRecord(scopeId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined> {
+    return guardStoreErrors(() => findIdempotencyRecord(this.#db, scopeId, key, now));
   }
 
   async #appendRevision(

@@ -6,6 +6,7 @@ export const ERROR_STATUS: Record<ServerErrorCode, number> = {
   malformed_request: 400,
   invalid_request: 422,
   invalid_citation: 422,
+  idempotency_key_reused: 422,
   unauthenticated: 401,
   scope_forbidden: 403,
   permission_forbidden: 403,
@@ -32,6 +33,7 @@ export const ERROR_STATUS: Record<ServerErrorCode, number> = {
   not_ready: 503,
   database_unavailable: 503,
   request_timeout: 503,
+  write_outcome_unknown: 504,
 };
 
 export interface HttpResult<T = unknown> {

@@ -48,7 +48,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -120,7 +120,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -201,7 +201,7 @@ export interface paths {
             'application/json': components['schemas']['HealthResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -229,11 +229,17 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Add entries to a scope’s Memory (one new revision) */
+    /**
+     * Add entries to a scope’s Memory (one new revision)
+     * @description Send an `Idempotency-Key` to make the write safe to repeat: a repeat with the same key and body answers the first result (`Idempotent-Replayed: true`) and writes nothing. A request timeout answers 503 `request_timeout` when the write had not begun (nothing was written), and 504 `write_outcome_unknown` when its transaction had begun (it may still commit: repeat with the same key, or read the changes after `error.details.from_revision`).
+     */
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          'Idempotency-Key'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -247,6 +253,8 @@ export interface paths {
         /** @description The new revision and, per entry, its ids (existing ids for duplicates). */
         200: {
           headers: {
+            /** @description Present (`true`) when the answer is the stored result of an earlier request with the same Idempotency-Key: the body is that first answer, byte for byte, and nothing was written now. */
+            'Idempotent-Replayed'?: 'true';
             [name: string]: unknown;
           };
           content: {
@@ -298,7 +306,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
         422: {
           headers: {
             [name: string]: unknown;
@@ -325,8 +333,17 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The request timed out after its write began (write_outcome_unknown): the write may still commit. Repeat it with the same Idempotency-Key to get its result, or read the changes after details.from_revision. */
+        504: {
           headers: {
             [name: string]: unknown;
           };
@@ -420,7 +437,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
         422: {
           headers: {
             [name: string]: unknown;
@@ -447,7 +464,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -542,7 +559,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
         422: {
           headers: {
             [name: string]: unknown;
@@ -569,7 +586,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -595,11 +612,17 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Replace an entry’s text with a new version */
+    /**
+     * Replace an entry’s text with a new version
+     * @description Send an `Idempotency-Key` to make the write safe to repeat: a repeat with the same key and body answers the first result (`Idempotent-Replayed: true`) and writes nothing. A request timeout answers 503 `request_timeout` when the write had not begun (nothing was written), and 504 `write_outcome_unknown` when its transaction had begun (it may still commit: repeat with the same key, or read the changes after `error.details.from_revision`).
+     */
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          'Idempotency-Key'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -613,6 +636,8 @@ export interface paths {
         /** @description The new revision and the entry’s current version. */
         200: {
           headers: {
+            /** @description Present (`true`) when the answer is the stored result of an earlier request with the same Idempotency-Key: the body is that first answer, byte for byte, and nothing was written now. */
+            'Idempotent-Replayed'?: 'true';
             [name: string]: unknown;
           };
           content: {
@@ -673,7 +698,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
         422: {
           headers: {
             [name: string]: unknown;
@@ -700,8 +725,17 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The request timed out after its write began (write_outcome_unknown): the write may still commit. Repeat it with the same Idempotency-Key to get its result, or read the changes after details.from_revision. */
+        504: {
           headers: {
             [name: string]: unknown;
           };
@@ -726,11 +760,17 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Mark an entry inactive; search never returns it afterwards */
+    /**
+     * Mark an entry inactive; search never returns it afterwards
+     * @description Send an `Idempotency-Key` to make the write safe to repeat: a repeat with the same key and body answers the first result (`Idempotent-Replayed: true`) and writes nothing. A request timeout answers 503 `request_timeout` when the write had not begun (nothing was written), and 504 `write_outcome_unknown` when its transaction had begun (it may still commit: repeat with the same key, or read the changes after `error.details.from_revision`).
+     */
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          'Idempotency-Key'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -744,6 +784,8 @@ export interface paths {
         /** @description The new revision and the entry’s current version. */
         200: {
           headers: {
+            /** @description Present (`true`) when the answer is the stored result of an earlier request with the same Idempotency-Key: the body is that first answer, byte for byte, and nothing was written now. */
+            'Idempotent-Replayed'?: 'true';
             [name: string]: unknown;
           };
           content: {
@@ -804,7 +846,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
         422: {
           headers: {
             [name: string]: unknown;
@@ -831,8 +873,17 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The request timed out after its write began (write_outcome_unknown): the write may still commit. Repeat it with the same Idempotency-Key to get its result, or read the changes after details.from_revision. */
+        504: {
           headers: {
             [name: string]: unknown;
           };
@@ -857,11 +908,17 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Mark a forgotten entry active again */
+    /**
+     * Mark a forgotten entry active again
+     * @description Send an `Idempotency-Key` to make the write safe to repeat: a repeat with the same key and body answers the first result (`Idempotent-Replayed: true`) and writes nothing. A request timeout answers 503 `request_timeout` when the write had not begun (nothing was written), and 504 `write_outcome_unknown` when its transaction had begun (it may still commit: repeat with the same key, or read the changes after `error.details.from_revision`).
+     */
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          'Idempotency-Key'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -875,6 +932,8 @@ export interface paths {
         /** @description The new revision and the entry’s current version. */
         200: {
           headers: {
+            /** @description Present (`true`) when the answer is the stored result of an earlier request with the same Idempotency-Key: the body is that first answer, byte for byte, and nothing was written now. */
+            'Idempotent-Replayed'?: 'true';
             [name: string]: unknown;
           };
           content: {
@@ -935,7 +994,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
         422: {
           headers: {
             [name: string]: unknown;
@@ -962,8 +1021,17 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The request timed out after its write began (write_outcome_unknown): the write may still commit. Repeat it with the same Idempotency-Key to get its result, or read the changes after details.from_revision. */
+        504: {
           headers: {
             [name: string]: unknown;
           };
@@ -1057,7 +1125,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
         422: {
           headers: {
             [name: string]: unknown;
@@ -1084,7 +1152,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -1182,7 +1250,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
         422: {
           headers: {
             [name: string]: unknown;
@@ -1218,7 +1286,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -1316,7 +1384,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. */
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
         422: {
           headers: {
             [name: string]: unknown;
@@ -1352,7 +1420,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry. */
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -1402,6 +1470,7 @@ export interface components {
           | 'malformed_request'
           | 'invalid_request'
           | 'invalid_citation'
+          | 'idempotency_key_reused'
           | 'unauthenticated'
           | 'scope_forbidden'
           | 'permission_forbidden'
@@ -1427,7 +1496,8 @@ export interface components {
           | 'rerank_saturated'
           | 'not_ready'
           | 'database_unavailable'
-          | 'request_timeout';
+          | 'request_timeout'
+          | 'write_outcome_unknown';
         message: string;
         /** @description True when repeating the same request later may succeed. */
         retryable: boolean;

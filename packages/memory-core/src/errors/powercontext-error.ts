@@ -14,7 +14,8 @@ export type PowerContextErrorCode =
   | 'rerank_saturated'
   | 'rerank_deadline'
   | 'rerank_failure'
-  | 'rerank_evidence_mismatch';
+  | 'rerank_evidence_mismatch'
+  | 'idempotency_key_reused';
 
 const marker = Symbol.for('powercontext.error');
 

@@ -28,6 +28,21 @@ export interface NewEntryVersion {
 
 export type RevisionOperation = 'remember' | 'revise' | 'forget' | 'reactivate';
 
+/**
+ * What a write with an idempotency key leaves behind, written in the write's own transaction: the
+ * record exists exactly when the write committed. Kept per scope and key until `expiresAt`.
+ */
+export interface IdempotencyRecord {
+  key: string;
+  operation: RevisionOperation;
+  /** Digest of the canonical request (see `requestDigest`); a retry must match it. */
+  requestDigest: string;
+  /** The write's result as JSON text, stored and returned verbatim. */
+  result: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
 /** Work done inside one write transaction, seeing the scope exactly at `expectedRevision`. */
 export interface MemoryWriteTransaction {
   /** Active entry versions with any of these content hashes. */
@@ -44,6 +59,14 @@ export interface MemoryWriteTransaction {
     versions: readonly NewEntryVersion[],
     projection: LexicalProjectionPolicy,
   ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }>;
+  /**
+   * Records the write's idempotency key and result in this transaction, so the record commits (or
+   * rolls back) with the write. Throws RevisionConflictError, and the write rolls back, when the scope
+   * already holds a record of the key that has not expired at `record.createdAt` (a concurrent
+   * duplicate committed first): the caller re-reads it and replays. An expired record of the key is
+   * replaced. May prune other expired records (of any scope) on the way.
+   */
+  recordIdempotency(record: IdempotencyRecord): Promise<void>;
 }
 
 export interface ListEntriesQuery {
@@ -129,6 +152,8 @@ export interface MemoryStore {
     work: (tx: MemoryWriteTransaction) => Promise<T>,
   ): Promise<T>;
   revisionExists(scopeId: string, revision: number): Promise<boolean>;
+  /** The scope's record of an idempotency key, unless there is none or it expired at `now`. */
+  idempotencyRecord(scopeId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined>;
   /** The entry's version that was current at `revision`. */
   entryAt(scopeId: string, entryId: string, revision: number): Promise<EntryVersion | undefined>;
   entryVersion(scopeId: string, entryVersionId: string): Promise<EntryVersion | undefined>;

@@ -34,6 +34,12 @@ export interface ImportOptions {
   onProgress?: (progress: ImportProgress) => void;
   /** Stops between batches: the batches stored so far stay stored (a re-run skips them as duplicates). */
   signal?: AbortSignal;
+  /**
+   * Makes every batch an idempotent remember: batch N (1-based) uses the key `<idempotencyKey>#N`. A
+   * re-run with the same key, the same records and the same batch size answers the stored batches with
+   * their first results (same revisions, ids and statuses) and writes the rest.
+   */
+  idempotencyKey?: string;
 }
 
 export interface ImportProgress {
@@ -79,7 +85,8 @@ export class InvalidImportLineError extends ValidationError {
  * text among the scope's active entries), like any remember.
  */
 export async function importEntries(
-  remember: (entries: RememberEntryInput[]) => Promise<RememberedBatch>,
+  /** Stores one batch; `batch` is its 1-based number. */
+  remember: (entries: RememberEntryInput[], batch: number) => Promise<RememberedBatch>,
   records: AsyncIterable<ImportRecord> | Iterable<ImportRecord>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
@@ -103,7 +110,7 @@ export async function importEntries(
     if (batch.length === 0) return;
     options.signal?.throwIfAborted();
     const entries = batch.map((record) => checkRecord(record, progress));
-    const result = await remember(entries);
+    const result = await remember(entries, progress.batches + 1);
     for (const entry of result.entries) {
       if (entry.status === 'created') progress.created += 1;
       else progress.duplicates += 1;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { contentHash } from '../domain/content-hash.js';
 import { changesCursorSchema, decodeCursor, encodeCursor, entriesCursorSchema } from '../domain/cursor.js';
+import { IDEMPOTENCY_RETENTION_DEFAULT_SECONDS, idempotencyKeySchema } from '../domain/idempotency.js';
 import {
   type EntryTarget,
   type EntryVersion,
@@ -40,6 +41,12 @@ import type { SearchObserver } from '../ports/search-observer.port.js';
 import type { WriteAdvice, WriteAdvisor } from '../ports/write-advisor.port.js';
 import type { RerankStage } from '../rerank/rerank-stage.js';
 import {
+  IdempotencyLedger,
+  importBatchKey,
+  type KeyedWrite,
+  type WriteOptions,
+} from './idempotency-ledger.js';
+import {
   type ImportOptions,
   type ImportRecord,
   type ImportSummary,
@@ -60,6 +67,10 @@ export interface MemoryServiceOptions {
   observer?: SearchObserver;
   /** Optional advisory check of new entries before the write; its failures never block a write. */
   writeAdvisor?: WriteAdvisor;
+  /** How long a write's idempotency key is kept, in milliseconds. Default 24 hours. */
+  idempotencyRetentionMs?: number;
+  /** The time idempotency records are written and expired by. Default: the system clock. */
+  clock?: () => Date;
 }
 
 export type EntryWriteStatus = 'created' | 'duplicate' | 'unchanged';
@@ -69,12 +80,16 @@ export interface RememberResult {
   entries: { entryId: string; entryVersionId: string; status: EntryWriteStatus }[];
   /** Present only with an advisory-mode write advisor. */
   advice?: WriteAdvice[];
+  /** Set when this is the stored result of an earlier write with the same idempotency key. */
+  replayed?: true;
 }
 
 export interface EntryWriteResult {
   memory: MemoryRef;
   entry: EntryVersion;
   status: EntryWriteStatus;
+  /** Set when this is the stored result of an earlier write with the same idempotency key. */
+  replayed?: true;
 }
 
 export interface EntryPage {
@@ -112,6 +127,7 @@ export class MemoryService {
   readonly #rerankStage: RerankStage | undefined;
   readonly #observer: SearchObserver | undefined;
   readonly #writeAdvisor: WriteAdvisor | undefined;
+  readonly #ledger: IdempotencyLedger;
 
   constructor(options: MemoryServiceOptions) {
     this.#store = options.store;
@@ -122,6 +138,11 @@ export class MemoryService {
     this.#rerankStage = options.rerankStage;
     this.#observer = options.observer;
     this.#writeAdvisor = options.writeAdvisor;
+    const retentionMs = options.idempotencyRetentionMs ?? IDEMPOTENCY_RETENTION_DEFAULT_SECONDS * 1000;
+    if (!Number.isFinite(retentionMs) || retentionMs <= 0) {
+      throw new RangeError('idempotencyRetentionMs must be a positive number of milliseconds');
+    }
+    this.#ledger = new IdempotencyLedger(options.store, options.clock ?? (() => new Date()), retentionMs);
   }
 
   get rerankStage(): RerankStage | undefined {
@@ -140,60 +161,91 @@ export class MemoryService {
     return this.#policy.lexicalProjection;
   }
 
-  async remember(scopeId: string, request: RememberRequest): Promise<RememberResult> {
+  /**
+   * Adds entries as one new revision; an entry equal to an active one (same kind and text) comes back
+   * as a duplicate. With `options.idempotencyKey`, a repeat of the same request returns this result.
+   */
+  async remember(
+    scopeId: string,
+    request: RememberRequest,
+    options: WriteOptions = {},
+  ): Promise<RememberResult> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
+    return this.#remember(scope, request, options, this.#keyOf(options));
+  }
+
+  async #remember(
+    scope: string,
+    request: RememberRequest,
+    options: WriteOptions,
+    key: string | undefined,
+  ): Promise<RememberResult> {
     const { entries } = parseInput(rememberRequestSchema, request);
+    const keyed = this.#ledger.keyed('remember', { entries }, key);
+    const replayed = await this.#ledger.replay<RememberResult>(scope, keyed);
+    if (replayed) return replayed;
     const prepared = entries.map((entry) => ({ ...entry, contentHash: contentHash(entry.kind, entry.text) }));
     const [vectors, advice] = await Promise.all([
       this.#embedForIndex(
         scope,
         prepared.map((entry) => entry.text),
+        options.signal,
       ),
       this.#advise(scope, prepared),
     ]);
+    // The advice is part of the result, so a replay answers with it too.
+    const shown = advice && this.#writeAdvisor?.mode === 'advisory' ? { advice } : {};
 
-    const written = await this.#mutate(scope, async (tx, head) => {
-      const existing = await tx.findActiveByContentHash([
-        ...new Set(prepared.map((entry) => entry.contentHash)),
-      ]);
-      const results: RememberResult['entries'] = [];
-      const created: NewEntryVersion[] = [];
-      const inBatch = new Map<string, NewEntryVersion>();
-      prepared.forEach((entry, index) => {
-        const duplicate = existing.get(entry.contentHash) ?? inBatch.get(entry.contentHash);
-        if (duplicate) {
+    return this.#mutate(
+      scope,
+      async (tx, head): Promise<RememberResult> => {
+        const existing = await tx.findActiveByContentHash([
+          ...new Set(prepared.map((entry) => entry.contentHash)),
+        ]);
+        const results: RememberResult['entries'] = [];
+        const created: NewEntryVersion[] = [];
+        const inBatch = new Map<string, NewEntryVersion>();
+        prepared.forEach((entry, index) => {
+          const duplicate = existing.get(entry.contentHash) ?? inBatch.get(entry.contentHash);
+          if (duplicate) {
+            results.push({
+              entryId: duplicate.entryId,
+              entryVersionId: duplicate.entryVersionId,
+              status: 'duplicate',
+            });
+            return;
+          }
+          const vector = vectors[index];
+          const version: NewEntryVersion = {
+            entryId: randomUUID(),
+            entryVersionId: randomUUID(),
+            version: 1,
+            previousVersionId: null,
+            kind: entry.kind,
+            text: entry.text,
+            contentHash: entry.contentHash,
+            sources: entry.sources,
+            position: entry.position ?? null,
+            metadata: entry.metadata,
+            state: 'active',
+            ...(vector ? { embedding: { profileId: this.#embedder.profile.id, vector } } : {}),
+          };
+          inBatch.set(entry.contentHash, version);
+          created.push(version);
           results.push({
-            entryId: duplicate.entryId,
-            entryVersionId: duplicate.entryVersionId,
-            status: 'duplicate',
+            entryId: version.entryId,
+            entryVersionId: version.entryVersionId,
+            status: 'created',
           });
-          return;
-        }
-        const vector = vectors[index];
-        const version: NewEntryVersion = {
-          entryId: randomUUID(),
-          entryVersionId: randomUUID(),
-          version: 1,
-          previousVersionId: null,
-          kind: entry.kind,
-          text: entry.text,
-          contentHash: entry.contentHash,
-          sources: entry.sources,
-          position: entry.position ?? null,
-          metadata: entry.metadata,
-          state: 'active',
-          ...(vector ? { embedding: { profileId: this.#embedder.profile.id, vector } } : {}),
-        };
-        inBatch.set(entry.contentHash, version);
-        created.push(version);
-        results.push({ entryId: version.entryId, entryVersionId: version.entryVersionId, status: 'created' });
-      });
-      const memory =
-        created.length > 0 ? (await tx.appendRevision('remember', created, this.#projection)).memory : head;
-      if (!memory) throw new Error('unreachable: duplicates found in a scope that was never written');
-      return { memory, entries: results };
-    });
-    return advice && this.#writeAdvisor?.mode === 'advisory' ? { ...written, advice } : written;
+        });
+        const memory =
+          created.length > 0 ? (await tx.appendRevision('remember', created, this.#projection)).memory : head;
+        if (!memory) throw new Error('unreachable: duplicates found in a scope that was never written');
+        return { memory, entries: results, ...shown };
+      },
+      options,
+      keyed,
+    );
   }
 
   /**
@@ -207,7 +259,13 @@ export class MemoryService {
     options: ImportOptions = {},
   ): Promise<ImportSummary> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
-    return importEntries((entries) => this.remember(scope, { entries }), records, options);
+    const key = this.#keyOf(options);
+    return importEntries(
+      (entries, batch) =>
+        this.#remember(scope, { entries }, {}, key === undefined ? undefined : importBatchKey(key, batch)),
+      records,
+      options,
+    );
   }
 
   /** Runs the write advisor outside any lock; whatever happens, the write goes on. */
@@ -238,56 +296,88 @@ export class MemoryService {
     }
   }
 
-  async revise(scopeId: string, request: ReviseRequest): Promise<EntryWriteResult> {
+  async revise(
+    scopeId: string,
+    request: ReviseRequest,
+    options: WriteOptions = {},
+  ): Promise<EntryWriteResult> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const input = parseInput(reviseRequestSchema, request);
-    const [vector] = await this.#embedForIndex(scope, [input.text]);
-    return this.#mutate(scope, async (tx, head) => {
-      const current = await this.#requireCurrent(tx, input.entryId);
-      const kind = input.kind ?? current.kind;
-      const metadata = input.metadata ?? current.metadata;
-      const hash = contentHash(kind, input.text);
-      if (hash === current.contentHash && canonicalJson(metadata) === canonicalJson(current.metadata)) {
-        return { memory: head!, entry: current, status: 'unchanged' as const };
-      }
-      const next = this.#nextVersion(current, { kind, text: input.text, contentHash: hash, metadata });
-      if (vector && next.state === 'active')
-        next.embedding = { profileId: this.#embedder.profile.id, vector };
-      const { memory, versions } = await tx.appendRevision('revise', [next], this.#projection);
-      return { memory, entry: versions[0]!, status: 'created' as const };
-    });
+    const keyed = this.#ledger.keyed('revise', input, this.#keyOf(options));
+    const replayed = await this.#ledger.replay<EntryWriteResult>(scope, keyed);
+    if (replayed) return replayed;
+    const [vector] = await this.#embedForIndex(scope, [input.text], options.signal);
+    return this.#mutate(
+      scope,
+      async (tx, head): Promise<EntryWriteResult> => {
+        const current = await this.#requireCurrent(tx, input.entryId);
+        const kind = input.kind ?? current.kind;
+        const metadata = input.metadata ?? current.metadata;
+        const hash = contentHash(kind, input.text);
+        if (hash === current.contentHash && canonicalJson(metadata) === canonicalJson(current.metadata)) {
+          return { memory: head!, entry: current, status: 'unchanged' as const };
+        }
+        const next = this.#nextVersion(current, { kind, text: input.text, contentHash: hash, metadata });
+        if (vector && next.state === 'active')
+          next.embedding = { profileId: this.#embedder.profile.id, vector };
+        const { memory, versions } = await tx.appendRevision('revise', [next], this.#projection);
+        return { memory, entry: versions[0]!, status: 'created' as const };
+      },
+      options,
+      keyed,
+    );
   }
 
-  async forget(scopeId: string, request: EntryTarget): Promise<EntryWriteResult> {
+  async forget(scopeId: string, request: EntryTarget, options: WriteOptions = {}): Promise<EntryWriteResult> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const { entryId } = parseInput(entryTargetSchema, request);
-    return this.#mutate(scope, async (tx, head) => {
-      const current = await this.#requireCurrent(tx, entryId);
-      if (current.state === 'inactive')
-        return { memory: head!, entry: current, status: 'unchanged' as const };
-      const next = this.#nextVersion(current, { state: 'inactive' });
-      const { memory, versions } = await tx.appendRevision('forget', [next], this.#projection);
-      return { memory, entry: versions[0]!, status: 'created' as const };
-    });
+    const keyed = this.#ledger.keyed('forget', { entryId }, this.#keyOf(options));
+    const replayed = await this.#ledger.replay<EntryWriteResult>(scope, keyed);
+    if (replayed) return replayed;
+    return this.#mutate(
+      scope,
+      async (tx, head): Promise<EntryWriteResult> => {
+        const current = await this.#requireCurrent(tx, entryId);
+        if (current.state === 'inactive')
+          return { memory: head!, entry: current, status: 'unchanged' as const };
+        const next = this.#nextVersion(current, { state: 'inactive' });
+        const { memory, versions } = await tx.appendRevision('forget', [next], this.#projection);
+        return { memory, entry: versions[0]!, status: 'created' as const };
+      },
+      options,
+      keyed,
+    );
   }
 
-  async reactivate(scopeId: string, request: EntryTarget): Promise<EntryWriteResult> {
+  async reactivate(
+    scopeId: string,
+    request: EntryTarget,
+    options: WriteOptions = {},
+  ): Promise<EntryWriteResult> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const { entryId } = parseInput(entryTargetSchema, request);
+    const keyed = this.#ledger.keyed('reactivate', { entryId }, this.#keyOf(options));
+    const replayed = await this.#ledger.replay<EntryWriteResult>(scope, keyed);
+    if (replayed) return replayed;
     const head = await this.#store.head(scope);
     const before = head ? await this.#store.entryAt(scope, entryId, head.revision) : undefined;
-    const [vector] = before ? await this.#embedForIndex(scope, [before.text]) : [];
-    return this.#mutate(scope, async (tx, latest) => {
-      const current = await this.#requireCurrent(tx, entryId);
-      if (current.state === 'active')
-        return { memory: latest!, entry: current, status: 'unchanged' as const };
-      const next = this.#nextVersion(current, { state: 'active' });
-      if (vector && before?.contentHash === current.contentHash) {
-        next.embedding = { profileId: this.#embedder.profile.id, vector };
-      }
-      const { memory, versions } = await tx.appendRevision('reactivate', [next], this.#projection);
-      return { memory, entry: versions[0]!, status: 'created' as const };
-    });
+    const [vector] = before ? await this.#embedForIndex(scope, [before.text], options.signal) : [];
+    return this.#mutate(
+      scope,
+      async (tx, latest): Promise<EntryWriteResult> => {
+        const current = await this.#requireCurrent(tx, entryId);
+        if (current.state === 'active')
+          return { memory: latest!, entry: current, status: 'unchanged' as const };
+        const next = this.#nextVersion(current, { state: 'active' });
+        if (vector && before?.contentHash === current.contentHash) {
+          next.embedding = { profileId: this.#embedder.profile.id, vector };
+        }
+        const { memory, versions } = await tx.appendRevision('reactivate', [next], this.#projection);
+        return { memory, entry: versions[0]!, status: 'created' as const };
+      },
+      options,
+      keyed,
+    );
   }
 
   async list(scopeId: string, request: ListEntriesRequest = {}): Promise<EntryPage> {
@@ -489,11 +579,19 @@ export class MemoryService {
     };
   }
 
-  /** Embeds outside any lock; a failure leaves the entries without vectors (index incomplete), not unwritten. */
-  async #embedForIndex(scopeId: string, texts: string[]): Promise<(number[] | undefined)[]> {
+  /**
+   * Embeds outside any lock; a failure leaves the entries without vectors (index incomplete), not
+   * unwritten. An abort of `signal` is no failure of the embedder: the write stops, nothing written.
+   */
+  async #embedForIndex(
+    scopeId: string,
+    texts: string[],
+    signal: AbortSignal | undefined,
+  ): Promise<(number[] | undefined)[]> {
     try {
-      return await this.#embedder.embed(texts);
+      return await this.#embedder.embed(texts, signal ? { signal } : {});
     } catch (error) {
+      signal?.throwIfAborted();
       this.#logger.warn('memory.write.embedding_failed', {
         scopeId,
         profileId: this.#embedder.profile.id,
@@ -504,18 +602,46 @@ export class MemoryService {
     }
   }
 
-  /** Serialises writers of one scope in-process and retries a lost compare-and-swap a bounded number of times. */
+  /** The validated idempotency key of a write, if it has one. */
+  #keyOf(options: { idempotencyKey?: string | undefined }): string | undefined {
+    return options.idempotencyKey === undefined
+      ? undefined
+      : parseInput(idempotencyKeySchema, options.idempotencyKey, 'idempotencyKey');
+  }
+
+  /**
+   * Serialises writers of one scope in-process and retries a lost compare-and-swap a bounded number of
+   * times. A keyed write records its result in its own transaction, and answers with the first result
+   * of its key when a duplicate committed first (in this process while it waited for the lock, or in
+   * another one that won the race). Until its transaction begins the write stops on `options.signal`.
+   */
   async #mutate<T>(
     scopeId: string,
     work: (tx: MemoryWriteTransaction, head: MemoryRef | undefined) => Promise<T>,
-  ) {
+    options: WriteOptions = {},
+    keyed?: KeyedWrite,
+  ): Promise<T> {
     return this.#locks.run(scopeId, async () => {
+      const first = await this.#ledger.replay<T>(scopeId, keyed);
+      if (first) return first;
       for (let attempt = 1; ; attempt += 1) {
         const head = await this.#store.head(scopeId);
+        if (attempt === 1) {
+          // The last moment the write can still be abandoned with nothing written.
+          options.signal?.throwIfAborted();
+          options.onTransactionBegin?.({ scopeId, headRevision: head?.revision ?? 0 });
+        }
         try {
-          return await this.#store.write(scopeId, head?.revision ?? 0, (tx) => work(tx, head));
+          return await this.#store.write(scopeId, head?.revision ?? 0, async (tx) => {
+            const result = await work(tx, head);
+            await this.#ledger.record(tx, keyed, result);
+            return result;
+          });
         } catch (error) {
-          if (!(error instanceof RevisionConflictError) || attempt >= this.#maxWriteAttempts) throw error;
+          if (!(error instanceof RevisionConflictError)) throw error;
+          const replayed = await this.#ledger.replay<T>(scopeId, keyed);
+          if (replayed) return replayed;
+          if (attempt >= this.#maxWriteAttempts) throw error;
           this.#logger.info('memory.write.conflict_retry', { scopeId, attempt });
         }
       }

@@ -14,6 +14,7 @@ import { RevisionConflictError } from '../errors/revision-conflict-error.js';
 import type { EmbeddingProfile } from '../ports/embedder.port.js';
 import type {
   EmbeddingToStore,
+  IdempotencyRecord,
   LexicalSearchQuery,
   LexicalSearchResult,
   ListChangesQuery,
@@ -70,6 +71,8 @@ const projectionLiveAt = (projection: StoredProjection, revision: number) =>
 export class InMemoryMemoryStore implements MemoryStore {
   readonly #memories = new Map<string, StoredMemory>();
   readonly #locks = new KeyedMutex();
+  /** Idempotency records per scope, then per key; they live beside the memory, not inside it. */
+  readonly #idempotency = new Map<string, Map<string, IdempotencyRecord>>();
 
   async head(scopeId: string): Promise<MemoryRef | undefined> {
     const memory = this.#memories.get(scopeId);
@@ -87,6 +90,7 @@ export class InMemoryMemoryStore implements MemoryStore {
         throw new RevisionConflictError(scopeId, expectedRevision);
       const live = (memory?.versions ?? []).filter((stored) => liveAt(stored, expectedRevision));
       let pending: PendingRevision | undefined;
+      const records: IdempotencyRecord[] = [];
       const createdAt = new Date().toISOString();
       const tx: MemoryWriteTransaction = {
         findActiveByContentHash: async (hashes) =>
@@ -119,11 +123,40 @@ export class InMemoryMemoryStore implements MemoryStore {
             versions: versions.map((version) => toEntryVersion(version, ref.revision, createdAt)),
           };
         },
+        recordIdempotency: async (record) => {
+          const taken = [...records, ...(this.#idempotency.get(scopeId)?.values() ?? [])].some(
+            (other) => other.key === record.key && other.expiresAt > record.createdAt,
+          );
+          if (taken) throw new RevisionConflictError(scopeId, expectedRevision);
+          records.push(copyRecord(record));
+        },
       };
       const result = await work(tx);
       if (pending) this.#apply(scopeId, memory, pending, createdAt);
+      for (const record of records) this.#keep(scopeId, record);
       return result;
     });
+  }
+
+  /** Keeps a committed record; expired records of every scope go on the way (lazy pruning). */
+  #keep(scopeId: string, record: IdempotencyRecord) {
+    for (const [scope, byKey] of this.#idempotency) {
+      for (const [key, other] of byKey) if (other.expiresAt <= record.createdAt) byKey.delete(key);
+      if (byKey.size === 0) this.#idempotency.delete(scope);
+    }
+    const byKey = this.#idempotency.get(scopeId) ?? new Map<string, IdempotencyRecord>();
+    byKey.set(record.key, record);
+    this.#idempotency.set(scopeId, byKey);
+  }
+
+  async idempotencyRecord(scopeId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined> {
+    const record = this.#idempotency.get(scopeId)?.get(key);
+    return record && record.expiresAt > now ? copyRecord(record) : undefined;
+  }
+
+  /** How many idempotency records are kept, expired ones not yet pruned included (for tests). */
+  get idempotencyRecordCount(): number {
+    return [...this.#idempotency.values()].reduce((sum, byKey) => sum + byKey.size, 0);
   }
 
   #apply(scopeId: string, memory: StoredMemory | undefined, pending: PendingRevision, createdAt: string) {
@@ -408,6 +441,10 @@ function toEntryVersion(version: NewEntryVersion, revision: number, createdAt: s
     revision,
     createdAt,
   };
+}
+
+function copyRecord(record: IdempotencyRecord): IdempotencyRecord {
+  return { ...record, createdAt: new Date(record.createdAt), expiresAt: new Date(record.expiresAt) };
 }
 
 function compare(a: string, b: string) {

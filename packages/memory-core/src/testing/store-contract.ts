@@ -7,6 +7,7 @@ import { noopLogger } from '../ports/logger.port.js';
 import type { MemoryStore, NewEntryVersion } from '../ports/memory-store.port.js';
 import { MemoryService } from '../service/memory-service.js';
 import { createFakeEmbedder } from './fake-embedder.js';
+import { describeIdempotencyContract } from './idempotency-contract.js';
 import { noSearchPolicy } from './no-search-policy.js';
 import { describeLexicalProjectionContract } from './projection-contract.js';
 
@@ -45,6 +46,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
     });
 
     describeLexicalProjectionContract(() => store);
+    describeIdempotencyContract(() => store);
 
     it('starts a scope at revision 1 and keeps one artifact id across revisions', async () => {
       const scopeId = scope();

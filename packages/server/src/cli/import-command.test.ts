@@ -21,6 +21,9 @@ describe('parseImportArgs', () => {
       parseImportArgs(['a.jsonl', '--json', '--batch-size=20', '--data-dir', 'd', '--scope=s']),
     ).toMatchObject({ file: 'a.jsonl', json: true, batchSize: 20, scope: 's', store: { '--data-dir': 'd' } });
     expect(parseImportArgs(['--scope', 's', '--', '--odd.jsonl'])).toMatchObject({ file: '--odd.jsonl' });
+    expect(parseImportArgs(['--scope', 's', 'a.jsonl', '--idempotency-key', 'import-7'])).toMatchObject({
+      idempotencyKey: 'import-7',
+    });
     expect(parseImportArgs(['--help'])).toBe('help');
   });
 
@@ -29,6 +32,14 @@ describe('parseImportArgs', () => {
     [['--scope', 's', '--batch-size', 'x', 'a'], '--batch-size must be an integer within 1..1000, got "x"'],
     [['--scope', 's', '--json=1', 'a'], '--json takes no value'],
     [['a', '--scope'], '--scope needs a value'],
+    [
+      ['--scope', 's', '--idempotency-key', 'k', '--idempotency-key', 'k', 'a'],
+      '--idempotency-key may be given once',
+    ],
+    [
+      ['--scope', 's', '--idempotency-key', 'k'.repeat(256), 'a'],
+      '--idempotency-key must be at most 255 characters',
+    ],
   ])('refuses %j', (argv, message) => {
     expect(() => parseImportArgs(argv)).toThrow(message);
   });

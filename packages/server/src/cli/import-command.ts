@@ -17,6 +17,7 @@ import { rememberRequestSchema } from '../http/schemas/memory-schemas.js';
 import { toWireField } from '../http/to-api-error.js';
 import { validationIssues } from '../http/validation-issues.js';
 import { fromWireRememberEntry, toOptionalArtifactRef } from '../http/wire.js';
+import { checkIdempotencyKey } from './idempotency-flag.js';
 import { printable } from './memory-output.js';
 import { isStoreFlag, STORE_FLAGS, type StoreOverrides } from './runtime-flags.js';
 
@@ -27,14 +28,16 @@ export interface ImportArgs {
   scope: string;
   file: string;
   batchSize: number;
+  idempotencyKey?: string;
 }
 
 /** `memory import` in the help: its synopsis and what it does (memory-args.ts lays them out). */
 export const IMPORT_COMMAND = {
-  synopsis: '--scope S FILE.jsonl [--batch-size N]',
+  synopsis: '--scope S FILE.jsonl [--batch-size N] [--idempotency-key K]',
   about: `store a JSON Lines file, one entry a line ({"text", "kind", "sources", "position",
 "metadata"} as in POST /v1/memory/remember), in batches of N (default ${IMPORT_DEFAULT_BATCH_SIZE}, at most
-${REMEMBER_MAX_ENTRIES}); safe to re-run: stored entries count as duplicates`,
+${REMEMBER_MAX_ENTRIES}); safe to re-run: stored entries count as duplicates, and with the same
+--idempotency-key (and batch size) stored batches answer their first results`,
 } as const;
 
 /**
@@ -71,7 +74,10 @@ export function parseImportArgs(argv: readonly string[]): ImportArgs | 'help' {
   for (const { flag, value } of flags) {
     if (flag === '--json') args.json = true;
     else if (isStoreFlag(flag)) args.store[flag] = value;
-    else if (flag === '--scope' || flag === '--batch-size') {
+    else if (flag === '--idempotency-key') {
+      if (args.idempotencyKey !== undefined) throw new ArgsError(`${flag} may be given once`);
+      args.idempotencyKey = checkIdempotencyKey(value);
+    } else if (flag === '--scope' || flag === '--batch-size') {
       if ((flag === '--scope' ? args.scope : args.batchSize) !== undefined) {
         throw new ArgsError(`${flag} may be given once`);
       }
@@ -101,6 +107,7 @@ export function parseImportArgs(argv: readonly string[]): ImportArgs | 'help' {
     scope: args.scope,
     file: files[0]!,
     batchSize: args.batchSize ?? IMPORT_DEFAULT_BATCH_SIZE,
+    ...(args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey }),
   };
 }
 
@@ -198,6 +205,7 @@ export async function runImport(
       .import(readJsonLines(args.file, display.onBytes), {
         batchSize: args.batchSize,
         onProgress: display.onProgress,
+        ...(args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey }),
       });
     const body = summaryBody(summary);
     const where = body.memory ? ` (revision ${body.memory.revision})` : '';

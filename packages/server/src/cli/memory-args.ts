@@ -6,6 +6,7 @@ import {
   SEARCH_LIMIT_MAX,
   type SearchModeRequest,
 } from '@powercontext/memory-core';
+import { checkIdempotencyKey } from './idempotency-flag.js';
 import { IMPORT_COMMAND, type ImportArgs, parseImportArgs } from './import-command.js';
 import { isStoreFlag, STORE_FLAGS_USAGE, type StoreOverrides } from './runtime-flags.js';
 
@@ -48,6 +49,7 @@ export type MemoryArgs =
             source?: string;
             locator?: string;
             metadata?: Metadata;
+            idempotencyKey?: string;
           }
         | {
             command: 'search';
@@ -73,9 +75,10 @@ export type MemoryArgs =
             text: string;
             kind?: string;
             metadata?: Metadata;
+            idempotencyKey?: string;
           }
-        | { command: 'forget'; scope: string; entry: string }
-        | { command: 'reactivate'; scope: string; entry: string }
+        | { command: 'forget'; scope: string; entry: string; idempotencyKey?: string }
+        | { command: 'reactivate'; scope: string; entry: string; idempotencyKey?: string }
         | {
             command: 'changes';
             scope: string;
@@ -116,7 +119,8 @@ type FlagCommand = Exclude<MemorySubcommand, 'import'>;
 
 const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKind> }> = {
   remember: {
-    synopsis: '--scope S --text T [--text T ...] [--kind K] [--source ID [--locator L]] [--metadata JSON]',
+    synopsis:
+      '--scope S --text T [--text T ...] [--kind K] [--source ID [--locator L]] [--metadata JSON] [--idempotency-key K]',
     about: 'store entries, one per --text (kind, source and metadata apply to each)',
     flags: {
       scope: 'string',
@@ -125,6 +129,7 @@ const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKi
       source: 'string',
       locator: 'string',
       metadata: 'string',
+      'idempotency-key': 'string',
     },
   },
   search: {
@@ -143,19 +148,26 @@ const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKi
     flags: { scope: 'string', entry: 'string', revision: 'string' },
   },
   revise: {
-    synopsis: '--scope S --entry ID --text T [--kind K] [--metadata JSON]',
+    synopsis: '--scope S --entry ID --text T [--kind K] [--metadata JSON] [--idempotency-key K]',
     about: 'write a new version of an entry',
-    flags: { scope: 'string', entry: 'string', text: 'string', kind: 'string', metadata: 'string' },
+    flags: {
+      scope: 'string',
+      entry: 'string',
+      text: 'string',
+      kind: 'string',
+      metadata: 'string',
+      'idempotency-key': 'string',
+    },
   },
   forget: {
-    synopsis: '--scope S --entry ID',
+    synopsis: '--scope S --entry ID [--idempotency-key K]',
     about: 'make an entry inactive (its text stays in history: every version remains readable)',
-    flags: { scope: 'string', entry: 'string' },
+    flags: { scope: 'string', entry: 'string', 'idempotency-key': 'string' },
   },
   reactivate: {
-    synopsis: '--scope S --entry ID',
+    synopsis: '--scope S --entry ID [--idempotency-key K]',
     about: 'make a forgotten entry active again',
-    flags: { scope: 'string', entry: 'string' },
+    flags: { scope: 'string', entry: 'string', 'idempotency-key': 'string' },
   },
   changes: {
     synopsis: '--scope S [--from-revision N] [--to-revision N] [--limit N] [--cursor C]',
@@ -195,7 +207,9 @@ export const MEMORY_USAGE = `Usage: powercontext memory <command> [options]
 
 Reads and writes the Memory of a scope directly through the runtime (no server needed). Output is
 for people; add --json for the JSON bodies of the HTTP v1 API. Exit codes: 0 done, 1 the operation
-failed (e.g. not_found, database_unavailable), 2 bad arguments or invalid input.
+failed (e.g. not_found, database_unavailable), 2 bad arguments or invalid input. The writes
+(remember, revise, forget, reactivate, import) take --idempotency-key K: repeated with the same key and
+arguments, they answer the first result and write nothing (keys are kept 24 hours by default).
 
 Commands:
 ${MEMORY_SUBCOMMANDS.map((name) => `  ${name.padEnd(10)} ${specOf(name).synopsis}\n${indent(specOf(name).about, 13)}`).join('\n')}
@@ -325,6 +339,7 @@ function toMemoryArgs(
         ...read.optional('--source', 'source'),
         ...read.optional('--locator', 'locator'),
         ...read.metadata(),
+        ...read.idempotencyKey(),
       };
     case 'search':
       return {
@@ -363,10 +378,17 @@ function toMemoryArgs(
         text: read.required('--text'),
         ...read.optional('--kind', 'kind'),
         ...read.metadata(),
+        ...read.idempotencyKey(),
       };
     case 'forget':
     case 'reactivate':
-      return { ...common, command: name, scope: read.required('--scope'), entry: read.required('--entry') };
+      return {
+        ...common,
+        command: name,
+        scope: read.required('--scope'),
+        entry: read.required('--entry'),
+        ...read.idempotencyKey(),
+      };
     case 'changes':
       return {
         ...common,
@@ -432,6 +454,11 @@ class FlagValues {
       throw new ArgsError(`${flag} must be an integer from ${min} to ${max}, got ${value}`);
     }
     return { [key]: number } as { [K in Key]?: number };
+  }
+
+  idempotencyKey(): { idempotencyKey?: string } {
+    const value = this.#single('--idempotency-key');
+    return value === undefined ? {} : { idempotencyKey: checkIdempotencyKey(value) };
   }
 
   metadata(): { metadata?: Metadata } {

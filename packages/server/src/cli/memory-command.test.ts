@@ -77,6 +77,47 @@ describe('powercontext memory', () => {
     expect(again.memory.scope_id).toBe('cli');
   });
 
+  it('repeats a keyed write with its first result: --idempotency-key on remember, revise, forget and reactivate', async () => {
+    const remember = [
+      'remember',
+      '--scope',
+      'cli-keyed',
+      '--text',
+      'Keyed once',
+      '--idempotency-key',
+      'cli-1',
+    ];
+    const first = await runJson<Remembered>(remember);
+    expect(await runJson<Remembered>(remember)).toEqual(first);
+    const human = await run(remember);
+    expect(human.stdout).toContain(
+      '(replayed: the first result of this --idempotency-key; nothing was written now)',
+    );
+    const entry = first.entries[0]!.entry_id;
+    for (const command of [
+      ['revise', '--scope', 'cli-keyed', '--entry', entry, '--text', 'Keyed once, revised'],
+      ['forget', '--scope', 'cli-keyed', '--entry', entry],
+      ['reactivate', '--scope', 'cli-keyed', '--entry', entry],
+    ]) {
+      const keyed = [...command, '--idempotency-key', `cli-${command[0]}`];
+      const written = await runJson(keyed);
+      expect(await runJson(keyed), command[0]).toEqual(written);
+    }
+    const changes = await runJson<{ memory: { revision: number } }>(['changes', '--scope', 'cli-keyed']);
+    expect(changes.memory.revision).toBe(4);
+    const reused = await run([
+      'remember',
+      '--scope',
+      'cli-keyed',
+      '--text',
+      'Another',
+      '--idempotency-key',
+      'cli-1',
+    ]);
+    expect(reused.code).toBe(1);
+    expect(reused.stderr).toContain('idempotency_key_reused');
+  });
+
   it('searches with text output and with the HTTP v1 JSON body', async () => {
     const human = await run(['search', '--scope', 'cli', '--query', 'when do we deploy', '--mode', 'fts']);
     expect(human.code).toBe(0);
@@ -272,6 +313,14 @@ describe('powercontext memory', () => {
         '--state must be one of active, inactive, all, got "gone"',
       ],
       [['forget', '--scope', 'cli', '--json=yes', '--entry', 'x'], '--json takes no value'],
+      [
+        ['forget', '--scope', 'cli', '--entry', 'x', '--idempotency-key', 'two words'],
+        '--idempotency-key must be visible ASCII characters only (! to ~, no spaces)',
+      ],
+      [
+        ['search', '--scope', 'cli', '--query', 'x', '--idempotency-key', 'k'],
+        'unknown flag --idempotency-key for "memory search"',
+      ],
       [['teleport'], 'unknown command "memory teleport"'],
     ];
     for (const [argv, message] of cases) {
@@ -398,7 +447,7 @@ describe('powercontext memory', () => {
     const importHelp = await run(['import', '--help']);
     expect(importHelp.code).toBe(0);
     expect(importHelp.stdout.split('\n')[0]).toBe(
-      'Usage: powercontext memory import --scope S FILE.jsonl [--batch-size N]',
+      'Usage: powercontext memory import --scope S FILE.jsonl [--batch-size N] [--idempotency-key K]',
     );
     const noFile = await run(['import', '--scope', 'cli']);
     expect(noFile.code).toBe(2);

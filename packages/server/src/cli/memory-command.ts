@@ -92,14 +92,17 @@ async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unkn
                 { sourceId: args.source, ...(args.locator === undefined ? {} : { locator: args.locator }) },
               ],
             };
-      const result = await memory.remember({
-        entries: args.texts.map((text) => ({
-          text,
-          ...(args.kind === undefined ? {} : { kind: args.kind }),
-          ...source,
-          ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
-        })),
-      });
+      const result = await memory.remember(
+        {
+          entries: args.texts.map((text) => ({
+            text,
+            ...(args.kind === undefined ? {} : { kind: args.kind }),
+            ...source,
+            ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+          })),
+        },
+        keyOf(args),
+      );
       const body = {
         memory: toArtifactRef(result.memory),
         entries: result.entries.map((entry) => ({
@@ -108,7 +111,7 @@ async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unkn
           status: entry.status,
         })),
       };
-      return { json: body, text: rememberText(args.scope, body) };
+      return { json: body, text: replayNote(rememberText(args.scope, body), result) };
     }
     case 'search': {
       const result = await memory.search({
@@ -173,24 +176,39 @@ async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unkn
     case 'reactivate': {
       const written =
         args.command === 'forget'
-          ? await memory.forget({ entryId: args.entry })
+          ? await memory.forget({ entryId: args.entry }, keyOf(args))
           : args.command === 'reactivate'
-            ? await memory.reactivate({ entryId: args.entry })
-            : await memory.revise({
-                entryId: args.entry,
-                text: args.text,
-                ...(args.kind === undefined ? {} : { kind: args.kind }),
-                ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
-              });
+            ? await memory.reactivate({ entryId: args.entry }, keyOf(args))
+            : await memory.revise(
+                {
+                  entryId: args.entry,
+                  text: args.text,
+                  ...(args.kind === undefined ? {} : { kind: args.kind }),
+                  ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+                },
+                keyOf(args),
+              );
       const body = {
         memory: toArtifactRef(written.memory),
         entry_id: written.entry.entryId,
         entry_version_id: written.entry.entryVersionId,
         status: written.status,
       };
-      return { json: body, text: entryWriteText(args.command, body) };
+      return { json: body, text: replayNote(entryWriteText(args.command, body), written) };
     }
   }
+}
+
+/** The write options of a command given --idempotency-key. */
+function keyOf(args: { idempotencyKey?: string }): { idempotencyKey?: string } {
+  return args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey };
+}
+
+/** The text of a write, saying so when it is the stored first result of its idempotency key. */
+function replayNote(text: string, result: { replayed?: true }): string {
+  return result.replayed
+    ? `${text}\n(replayed: the first result of this --idempotency-key; nothing was written now)`
+    : text;
 }
 
 /** The flag that sets a request field, e.g. `entries.0.sources.0.source_id` -> `--source`. */

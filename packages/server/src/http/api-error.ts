@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   malformed_request: 400,
   invalid_request: 422,
   invalid_citation: 422,
+  idempotency_key_reused: 422,
   unauthenticated: 401,
   scope_forbidden: 403,
   permission_forbidden: 403,
@@ -33,6 +34,7 @@ export const ERROR_STATUS = {
   not_ready: 503,
   database_unavailable: 503,
   request_timeout: 503,
+  write_outcome_unknown: 504,
 } as const;
 
 export type ApiErrorCode = keyof typeof ERROR_STATUS;

@@ -4,12 +4,28 @@ import type { ApiKeyRecord } from '../auth/api-keys.js';
 import type { KeyAdmission, Release } from '../auth/key-admission.js';
 import type { Principal } from '../auth/principal.js';
 
+/** A write whose transaction has begun: from then on it may commit, whoever stops waiting for it. */
+export interface StartedWrite {
+  scopeId: string;
+  /** The head it started from; if it commits, the changes after this revision show it. */
+  headRevision: number;
+  idempotencyKey: string | undefined;
+}
+
+/** What the request's writes have reached; the timeout reads it to say what the caller may assume. */
+export interface WriteWatch {
+  /** The first write of the request whose transaction began, if any. */
+  started: StartedWrite | undefined;
+}
+
 /** Per-request values the middleware sets for the handlers. */
 export interface AppVariables {
   requestId: string;
   principal: Principal;
   /** Aborts when the request times out or the client goes away. */
   signal: AbortSignal;
+  /** Whether a write of the request has begun its transaction (set by the request timeout). */
+  writeWatch?: WriteWatch;
   /** The error code answered, for the access log. */
   errorCode?: string;
 }
@@ -31,6 +47,10 @@ export type McpHttpHandler = (
     parsedBody: unknown;
     /** Charges one tool call to the caller's key (rate limit and in-flight slot); throws `rate_limited`. */
     admitToolCall: () => Release;
+    /** The request's signal: its timeout abandons tool writes that have not begun their transaction. */
+    signal?: AbortSignal;
+    /** Told when a tool's write begins its transaction (a timeout then answers write_outcome_unknown). */
+    onWriteBegin?: (write: StartedWrite) => void;
   },
 ) => Promise<Response>;
 

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError } from './api-error.js';
-import type { AppEnv, AppOptions } from './app-env.js';
+import type { AppEnv, AppOptions, StartedWrite } from './app-env.js';
 import { accessLog } from './middleware/access-log.js';
 import { authenticate } from './middleware/authenticate.js';
 import { inFlightSlot } from './middleware/in-flight-slot.js';
@@ -82,10 +82,17 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   if (mcp) {
     app.all('/mcp', async (c) => {
       const principal = c.get('principal');
+      const watch = c.get('writeWatch');
       const context = {
         runtime: requireRuntime(options.runtime),
         principal,
         admitToolCall: () => options.admission?.admit(principal) ?? (() => {}),
+        // The request timeout abandons tool writes that have not begun, and answers
+        // write_outcome_unknown once one has.
+        signal: c.get('signal'),
+        onWriteBegin: (write: StartedWrite) => {
+          if (watch) watch.started ??= write;
+        },
       };
       if (c.req.method !== 'POST') return mcp(c.req.raw, { ...context, parsedBody: undefined });
       const body = await readJsonRpcBody(c.req.raw);

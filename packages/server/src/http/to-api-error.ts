@@ -26,6 +26,7 @@ const RETRY_AFTER_SECONDS: Partial<Record<ApiErrorCode, number>> = {
   database_unavailable: 1,
   not_ready: 1,
   request_timeout: 1,
+  write_outcome_unknown: 1,
 };
 
 const CORE_CODES: Record<PowerContextErrorCode, ApiErrorCode> = {
@@ -45,6 +46,7 @@ const CORE_CODES: Record<PowerContextErrorCode, ApiErrorCode> = {
   rerank_failure: 'rerank_failure',
   // Raised only when the runtime's own evidence binding is inconsistent: a defect, never the request.
   rerank_evidence_mismatch: 'internal_error',
+  idempotency_key_reused: 'idempotency_key_reused',
 };
 
 /** Maps any thrown value to the API error it is answered with. Unknown failures become internal_error. */

@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Runtime } from '@powercontext/runtime';
 import type { Principal } from '../auth/principal.js';
+import type { StartedWrite } from '../http/app-env.js';
 import { createMemoryMcpServer } from './memory-tools.js';
 
 export interface McpHttpContext {
@@ -13,6 +14,10 @@ export interface McpHttpContext {
   admitToolCall?: () => () => void;
   /** Told about failures that are not our typed errors (the caller sees `internal_error`). */
   onInternalError?: (error: unknown, tool: string) => void;
+  /** The request's signal: its timeout abandons tool writes that have not begun their transaction. */
+  signal?: AbortSignal;
+  /** Told when a tool's write begins its transaction. */
+  onWriteBegin?: (write: StartedWrite) => void;
 }
 
 /**
@@ -37,6 +42,8 @@ export async function handleMcpHttp(request: Request, context: McpHttpContext): 
     principal: context.principal,
     ...(context.onInternalError ? { onInternalError: context.onInternalError } : {}),
     ...(context.admitToolCall ? { admitToolCall: context.admitToolCall } : {}),
+    ...(context.signal ? { signal: context.signal } : {}),
+    ...(context.onWriteBegin ? { onWriteBegin: context.onWriteBegin } : {}),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

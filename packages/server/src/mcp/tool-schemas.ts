@@ -10,6 +10,8 @@ import {
 } from '@powercontext/context-assembly';
 import {
   ENTRY_TEXT_MAX_CHARS,
+  IDEMPOTENCY_KEY_MAX_CHARS,
+  idempotencyKeyRule,
   LIST_LIMIT_MAX,
   QUERY_MAX_CHARS,
   REMEMBER_MAX_ENTRIES,
@@ -49,6 +51,12 @@ const kind = z
 // as JSON, so any object here is a JSON object; the memory service checks its size and text.
 const metadata = z.record(z.string(), z.unknown()).describe('A JSON object of at most 16 KB.');
 const text = z.string().describe(`The entry text, 1-${ENTRY_TEXT_MAX_CHARS} characters.`);
+// The key's rule is checked here, with the HTTP header's messages, so a bad key names the argument.
+const idempotencyKey = idempotencyKeyRule('idempotency_key')
+  .optional()
+  .describe(
+    `Optional, 1-${IDEMPOTENCY_KEY_MAX_CHARS} visible ASCII characters (a fresh UUID per write is a good key): repeating the call with the same key and arguments within the server's retention time (24 hours by default) returns the first result and writes nothing; the same key with other arguments fails with idempotency_key_reused. Use it to retry safely after a timeout or a lost answer.`,
+  );
 
 export const searchInput = z.strictObject({
   scope_id: scopeId,
@@ -94,6 +102,7 @@ export const rememberInput = z.strictObject({
     .describe(
       `1-${REMEMBER_MAX_ENTRIES} entries to store. An entry equal to an active one is not stored twice.`,
     ),
+  idempotency_key: idempotencyKey,
 });
 
 export const listInput = z.strictObject({
@@ -142,9 +151,14 @@ export const reviseInput = z.strictObject({
   text,
   kind: kind.optional(),
   metadata: metadata.optional(),
+  idempotency_key: idempotencyKey,
 });
 
-export const forgetInput = z.strictObject({ scope_id: scopeId, entry_id: entryId });
+export const forgetInput = z.strictObject({
+  scope_id: scopeId,
+  entry_id: entryId,
+  idempotency_key: idempotencyKey,
+});
 
 const counts = ASSEMBLY_CONTRACT_COUNTS;
 

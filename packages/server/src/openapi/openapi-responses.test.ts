@@ -7,12 +7,13 @@ import {
   RevisionConflictError,
   StoreUnavailableError,
 } from '@powercontext/memory-core';
-import { createScriptedReranker, InMemoryMemoryStore } from '@powercontext/memory-core/testing';
+import { createScriptedReranker } from '@powercontext/memory-core/testing';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { GatedStore } from '../testing-support/gated-store.js';
 import type { CallResult } from '../testing-support/http-call.js';
 import { createTestApp } from '../testing-support/in-process-app.js';
 import { secretOf } from '../testing-support/test-keys.js';
@@ -90,12 +91,16 @@ const BETA = secretOf('beta-all');
 const THROTTLED = secretOf('throttled');
 const UNKNOWN_ENTRY = '00000000-0000-4000-8000-000000000000';
 
-/** The in-memory store of the contract suite, made to throw `fault` from every call while it is set. */
+/**
+ * The in-memory store of the contract suite, made to throw `fault` from every call while it is set,
+ * and to hold write transactions while `gated` is closed.
+ */
 class FaultyStore {
   fault: (() => Error) | undefined;
+  readonly gated = new GatedStore();
   readonly store: MemoryStore;
   constructor() {
-    const target = new InMemoryMemoryStore();
+    const target = this.gated.store;
     this.store = new Proxy(target, {
       get: (object, property, receiver) => {
         const value = Reflect.get(object, property, receiver);
@@ -150,6 +155,12 @@ function bodies(scope: string): Record<string, Record<string, unknown>> {
   };
 }
 const POST_ROUTES = Object.keys(bodies('alpha'));
+const WRITE_ROUTES = [
+  '/v1/memory/remember',
+  '/v1/memory/entries/revise',
+  '/v1/memory/entries/forget',
+  '/v1/memory/entries/reactivate',
+];
 
 describe(`every response conforms to ${OPENAPI_PATH}`, () => {
   it('200: every route, including memory: null for a scope never written', async () => {
@@ -362,6 +373,53 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       const response = await starting.call(path, undefined, { key: ALL });
       expect(response.status).toBe(503);
       conforms('GET', path, response);
+    }
+  });
+
+  it('200 with Idempotent-Replayed, and 422 idempotency_key_reused: a write repeated with its key', async () => {
+    const { call } = createTestApp(runtime);
+    const keyOf = (path: string) => ({ 'Idempotency-Key': `document-${path}` });
+    for (const path of WRITE_ROUTES) {
+      const first = await call(path, bodies('alpha')[path], { key: ALL, headers: keyOf(path) });
+      expect(first.status, `${path}: ${first.text}`).toBe(200);
+      const replayed = await call(path, bodies('alpha')[path], { key: ALL, headers: keyOf(path) });
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.text).toBe(first.text);
+      conforms('POST', path, replayed);
+    }
+    for (const [index, path] of WRITE_ROUTES.entries()) {
+      // The key another route used: another request.
+      const other = WRITE_ROUTES[(index + 1) % WRITE_ROUTES.length]!;
+      const reused = await call(path, bodies('alpha')[path], { key: ALL, headers: keyOf(other) });
+      expect(reused.status, `${path}: ${reused.text}`).toBe(422);
+      expect(reused.json.error.code).toBe('idempotency_key_reused');
+      conforms('POST', path, reused);
+      const invalid = await call(path, bodies('alpha')[path], {
+        key: ALL,
+        headers: { 'Idempotency-Key': 'a b' },
+      });
+      expect(invalid.status).toBe(422);
+      expect(invalid.json.error.details?.issues?.[0]?.field).toBe('Idempotency-Key');
+      conforms('POST', path, invalid);
+    }
+  });
+
+  it('504 write_outcome_unknown: a request timeout after the write began', async () => {
+    const { call } = createTestApp(runtime, { requestTimeoutMs: 100 });
+    for (const path of WRITE_ROUTES) {
+      faulty.gated.close();
+      try {
+        const response = await call(path, bodies('alpha')[path], {
+          key: ALL,
+          headers: { 'Idempotency-Key': `timeout-${path}` },
+        });
+        expect(response.status, `${path}: ${response.text}`).toBe(504);
+        expect(response.json.error).toMatchObject({ code: 'write_outcome_unknown', retryable: true });
+        expect(response.headers.get('retry-after')).toBe('1');
+        conforms('POST', path, response);
+      } finally {
+        await faulty.gated.open();
+      }
     }
   });
 

@@ -457,6 +457,66 @@ export function describeServerContract(name: string, options: ServerContractOpti
       expect(broken.json.error.code).toBe('malformed_request');
     });
 
+    it('replays a write with the same Idempotency-Key, refuses it for another body, and writes concurrent duplicates once', async () => {
+      const keyed = (key: string) => ({ key: BETA, headers: { 'Idempotency-Key': key } });
+      const body = {
+        scope_id: 'beta',
+        entries: [{ text: 'beta retro is on Monday' }, { text: 'beta retro notes go to the wiki' }],
+      };
+      const before = await call<ChangesResponse>('/v1/memory/changes', { scope_id: 'beta' }, { key: BETA });
+      const first = await call<RememberResponse>('/v1/memory/remember', body, keyed('contract-remember'));
+      expect(first.status, first.text).toBe(200);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      const again = await call('/v1/memory/remember', body, keyed('contract-remember'));
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.text).toBe(first.text);
+      const reused = await call(
+        '/v1/memory/remember',
+        { ...body, entries: [{ text: 'another body' }] },
+        keyed('contract-remember'),
+      );
+      expect(reused.status).toBe(422);
+      expect(reused.json.error).toMatchObject({ code: 'idempotency_key_reused', retryable: false });
+      const badKey = await call('/v1/memory/remember', body, keyed('not a key'));
+      expect(badKey.status).toBe(422);
+      expect(badKey.json.error.details?.issues?.[0]?.field).toBe('Idempotency-Key');
+
+      const entryId = first.json.entries[0]!.entry_id;
+      const forget = { scope_id: 'beta', entry_id: entryId };
+      const forgotten = await call<EntryWriteResponse>(
+        '/v1/memory/entries/forget',
+        forget,
+        keyed('contract-forget'),
+      );
+      await call('/v1/memory/entries/reactivate', forget, { key: BETA });
+      const forgottenAgain = await call<EntryWriteResponse>(
+        '/v1/memory/entries/forget',
+        forget,
+        keyed('contract-forget'),
+      );
+      expect(forgottenAgain.headers.get('idempotent-replayed')).toBe('true');
+      expect(forgottenAgain.text).toBe(forgotten.text);
+
+      // As many concurrent duplicates as the key's in-flight slots: one writes, the others replay it.
+      const racing = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          call(
+            '/v1/memory/remember',
+            { scope_id: 'beta', entries: [{ text: 'beta raced entry' }] },
+            keyed('contract-race'),
+          ),
+        ),
+      );
+      expect(racing.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      expect(racing.filter((answer) => answer.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+      expect(new Set(racing.map((answer) => answer.text)).size).toBe(1);
+
+      // Four revisions: the remember, the forget, the reactivate and the raced remember.
+      const after = await call<ChangesResponse>('/v1/memory/changes', { scope_id: 'beta' }, { key: BETA });
+      expect((after.json.memory?.revision ?? 0) - (before.json.memory?.revision ?? 0)).toBe(4);
+    });
+
     it('answers 413 for a body over the limit', async () => {
       const big = {
         scope_id: 'alpha',

@@ -178,6 +178,27 @@ const INGEST_WRITE_PATH_DDL = [
 ];
 
 /**
+ * Idempotent writes (RFC 0005, "Idempotent writes"): one row per scope and key, written in the
+ * transaction of the write it answers for, so it exists exactly when that write committed. `result`
+ * is the write's answer as JSON text, kept verbatim (jsonb would reorder the keys of metadata). Rows
+ * past `expires_at` are ignored by reads and pruned by later keyed writes, oldest first, through the
+ * expiry index.
+ */
+const IDEMPOTENCY_DDL = [
+  `CREATE TABLE pc_idempotency_keys (
+  scope_id text NOT NULL,
+  idempotency_key text NOT NULL,
+  operation text NOT NULL,
+  request_digest text NOT NULL,
+  result text NOT NULL,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (scope_id, idempotency_key)
+)`,
+  `CREATE INDEX pc_idempotency_keys_expiry ON pc_idempotency_keys (expires_at)`,
+];
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -201,6 +222,11 @@ const migrations: Record<string, Migration> = {
   '0006_ingest_write_path': {
     async up(db: Kysely<unknown>) {
       for (const statement of INGEST_WRITE_PATH_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0007_idempotency_keys': {
+    async up(db: Kysely<unknown>) {
+      for (const statement of IDEMPOTENCY_DDL) await sql.raw(statement).execute(db);
     },
   },
 };

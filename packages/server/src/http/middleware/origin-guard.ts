@@ -3,8 +3,9 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../api-error.js';
 import type { AppEnv, OriginPolicy } from '../app-env.js';
 
-const ALLOWED_HEADERS = 'authorization, content-type, x-request-id, mcp-protocol-version, last-event-id';
-const EXPOSED_HEADERS = 'retry-after, x-request-id';
+const ALLOWED_HEADERS =
+  'authorization, content-type, x-request-id, idempotency-key, mcp-protocol-version, last-event-id';
+const EXPOSED_HEADERS = 'retry-after, x-request-id, idempotent-replayed';
 
 /**
  * Guards against DNS rebinding and cross-origin pages. Without keys: a `Host` that is not a loopback

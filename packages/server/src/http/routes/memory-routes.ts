@@ -3,6 +3,11 @@ import type { JsonValue } from '@powercontext/memory-core';
 import type { AppEnv, AppOptions } from '../app-env.js';
 import { errorResponses } from '../schemas/common-schemas.js';
 import {
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyHeadersSchema,
+  writeResponseHeaders,
+} from '../schemas/idempotency-schemas.js';
+import {
   changesRequestSchema,
   changesResponseSchema,
   entryTargetRequestSchema,
@@ -23,24 +28,32 @@ import {
   toOptionalArtifactRef,
 } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
-import { authorize, requireRuntime } from './route-helpers.js';
+import { authorize, markReplayed, requireRuntime, writeOptions } from './route-helpers.js';
 
 const COMMON_ERRORS = [400, 401, 403, 413, 422, 429, 500, 503] as const;
 const security = [{ bearerAuth: [] }];
+
+const WRITE_DESCRIPTION =
+  'Send an `Idempotency-Key` to make the write safe to repeat: a repeat with the same key and body answers the first result (`Idempotent-Replayed: true`) and writes nothing. A request timeout answers 503 `request_timeout` when the write had not begun (nothing was written), and 504 `write_outcome_unknown` when its transaction had begun (it may still commit: repeat with the same key, or read the changes after `error.details.from_revision`).';
 
 const rememberRoute = createRoute({
   method: 'post',
   path: '/v1/memory/remember',
   tags: ['memory'],
   summary: 'Add entries to a scope’s Memory (one new revision)',
+  description: WRITE_DESCRIPTION,
   security,
-  request: { body: jsonBody(rememberRequestSchema, 'Entries to remember.') },
+  request: {
+    headers: idempotencyHeadersSchema,
+    body: jsonBody(rememberRequestSchema, 'Entries to remember.'),
+  },
   responses: {
     200: jsonOk(
       rememberResponseSchema,
       'The new revision and, per entry, its ids (existing ids for duplicates).',
+      writeResponseHeaders,
     ),
-    ...errorResponses(...COMMON_ERRORS, 409),
+    ...errorResponses(...COMMON_ERRORS, 409, 504),
   },
 });
 
@@ -75,11 +88,19 @@ const reviseRoute = createRoute({
   path: '/v1/memory/entries/revise',
   tags: ['memory'],
   summary: 'Replace an entry’s text with a new version',
+  description: WRITE_DESCRIPTION,
   security,
-  request: { body: jsonBody(reviseRequestSchema, 'The entry and its new text.') },
+  request: {
+    headers: idempotencyHeadersSchema,
+    body: jsonBody(reviseRequestSchema, 'The entry and its new text.'),
+  },
   responses: {
-    200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
-    ...errorResponses(...COMMON_ERRORS, 404, 409),
+    200: jsonOk(
+      entryWriteResponseSchema,
+      'The new revision and the entry’s current version.',
+      writeResponseHeaders,
+    ),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
   },
 });
 
@@ -88,11 +109,19 @@ const forgetRoute = createRoute({
   path: '/v1/memory/entries/forget',
   tags: ['memory'],
   summary: 'Mark an entry inactive; search never returns it afterwards',
+  description: WRITE_DESCRIPTION,
   security,
-  request: { body: jsonBody(entryTargetRequestSchema, 'The entry to forget.') },
+  request: {
+    headers: idempotencyHeadersSchema,
+    body: jsonBody(entryTargetRequestSchema, 'The entry to forget.'),
+  },
   responses: {
-    200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
-    ...errorResponses(...COMMON_ERRORS, 404, 409),
+    200: jsonOk(
+      entryWriteResponseSchema,
+      'The new revision and the entry’s current version.',
+      writeResponseHeaders,
+    ),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
   },
 });
 
@@ -101,11 +130,19 @@ const reactivateRoute = createRoute({
   path: '/v1/memory/entries/reactivate',
   tags: ['memory'],
   summary: 'Mark a forgotten entry active again',
+  description: WRITE_DESCRIPTION,
   security,
-  request: { body: jsonBody(entryTargetRequestSchema, 'The entry to reactivate.') },
+  request: {
+    headers: idempotencyHeadersSchema,
+    body: jsonBody(entryTargetRequestSchema, 'The entry to reactivate.'),
+  },
   responses: {
-    200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
-    ...errorResponses(...COMMON_ERRORS, 404, 409),
+    200: jsonOk(
+      entryWriteResponseSchema,
+      'The new revision and the entry’s current version.',
+      writeResponseHeaders,
+    ),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
   },
 });
 
@@ -129,9 +166,11 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
     authorize(c, body.scope_id, 'write');
     const result = await requireRuntime(options.runtime)
       .memory.forScope(body.scope_id)
-      .remember({
-        entries: body.entries.map(fromWireRememberEntry),
-      });
+      .remember(
+        { entries: body.entries.map(fromWireRememberEntry) },
+        writeOptions(c, c.req.valid('header')[IDEMPOTENCY_KEY_HEADER]),
+      );
+    markReplayed(c, result);
     return c.json(
       {
         memory: toArtifactRef(result.memory),
@@ -180,12 +219,16 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
     authorize(c, body.scope_id, 'write');
     const result = await requireRuntime(options.runtime)
       .memory.forScope(body.scope_id)
-      .revise({
-        entryId: body.entry_id,
-        text: body.text,
-        ...(body.kind === undefined ? {} : { kind: body.kind }),
-        ...(body.metadata === undefined ? {} : { metadata: asJson(body.metadata) }),
-      });
+      .revise(
+        {
+          entryId: body.entry_id,
+          text: body.text,
+          ...(body.kind === undefined ? {} : { kind: body.kind }),
+          ...(body.metadata === undefined ? {} : { metadata: asJson(body.metadata) }),
+        },
+        writeOptions(c, c.req.valid('header')[IDEMPOTENCY_KEY_HEADER]),
+      );
+    markReplayed(c, result);
     return c.json(entryWrite(result), 200);
   });
 
@@ -194,7 +237,8 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
     authorize(c, body.scope_id, 'write');
     const result = await requireRuntime(options.runtime)
       .memory.forScope(body.scope_id)
-      .forget({ entryId: body.entry_id });
+      .forget({ entryId: body.entry_id }, writeOptions(c, c.req.valid('header')[IDEMPOTENCY_KEY_HEADER]));
+    markReplayed(c, result);
     return c.json(entryWrite(result), 200);
   });
 
@@ -203,7 +247,8 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
     authorize(c, body.scope_id, 'write');
     const result = await requireRuntime(options.runtime)
       .memory.forScope(body.scope_id)
-      .reactivate({ entryId: body.entry_id });
+      .reactivate({ entryId: body.entry_id }, writeOptions(c, c.req.valid('header')[IDEMPOTENCY_KEY_HEADER]));
+    markReplayed(c, result);
     return c.json(entryWrite(result), 200);
   });
 

@@ -1,8 +1,9 @@
-import type { Runtime } from '@powercontext/runtime';
+import type { Runtime, WriteOptions } from '@powercontext/runtime';
 import type { Context } from 'hono';
 import { decideAccess, type Permission } from '../../auth/principal.js';
 import { ApiError } from '../api-error.js';
 import type { AppEnv } from '../app-env.js';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../schemas/idempotency-schemas.js';
 
 /** The open runtime, or 503 not_ready while it is opening or the server is shutting down. */
 export function requireRuntime(runtime: () => Runtime | undefined): Runtime {
@@ -14,6 +15,27 @@ export function requireRuntime(runtime: () => Runtime | undefined): Runtime {
     });
   }
   return current;
+}
+
+/**
+ * How a write route runs its write: with the request's Idempotency-Key, stopped by the request's
+ * signal until its transaction begins, and reporting that moment to the request timeout, which then
+ * answers `write_outcome_unknown` instead of `request_timeout`.
+ */
+export function writeOptions(c: Context<AppEnv>, idempotencyKey: string | undefined): WriteOptions {
+  const watch = c.get('writeWatch');
+  return {
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    signal: c.get('signal'),
+    onTransactionBegin: ({ scopeId, headRevision }) => {
+      if (watch) watch.started ??= { scopeId, headRevision, idempotencyKey };
+    },
+  };
+}
+
+/** Marks the answer of a write that was replayed from its idempotency record. */
+export function markReplayed(c: Context<AppEnv>, result: { replayed?: true }): void {
+  if (result.replayed) c.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
 }
 
 /**

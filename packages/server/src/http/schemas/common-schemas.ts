@@ -124,11 +124,12 @@ const ERROR_DESCRIPTIONS = {
   404: 'Unknown entry or revision (not_found).',
   409: 'The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable).',
   413: 'The body is larger than the configured limit (payload_too_large).',
-  422: 'A field breaks a rule (invalid_request); details.issues names each field and rule.',
+  422: 'A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused).',
   429: 'The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry.',
   500: 'An unexpected failure of the server (internal_error).',
   502: 'The model answered with output that breaks its schema (inference_invalid_output).',
-  503: 'A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout), or the server is not ready (not_ready). Retry-After says when to retry.',
+  503: 'A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry.',
+  504: 'The request timed out after its write began (write_outcome_unknown): the write may still commit. Repeat it with the same Idempotency-Key to get its result, or read the changes after details.from_revision.',
 } as const;
 
 /** The error responses a route documents, each with the shared error body. */
