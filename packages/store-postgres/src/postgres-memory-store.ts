@@ -24,7 +24,7 @@ import {
   type VectorIndexState,
   type VectorSearchQuery,
 } from '@powercontext/memory-core';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 import {
   ENTRY_VERSION_COLUMNS,
@@ -73,6 +73,15 @@ export class PostgresMemoryStore implements MemoryStore {
     this.#config = options.textSearchConfig;
     this.#onClose = options.onClose;
     this.#exactVectorScanLimit = options.exactVectorScanLimit ?? 20_000;
+  }
+
+  /**
+   * The lexical analysis of entries and queries alike: accents folded (`unaccent`, migration 0007),
+   * then the text search configuration (stop words, stemming). Both sides must go through this one
+   * expression, or the index stops matching the queries.
+   */
+  #analyzed(text: string | RawBuilder<unknown>) {
+    return sql<string>`to_tsvector(${this.#config}::regconfig, unaccent(${text}))`;
   }
 
   head(scopeId: string): Promise<MemoryRef | undefined> {
@@ -188,7 +197,7 @@ export class PostgresMemoryStore implements MemoryStore {
         previous_version_id uuid, kind text, text text, content_hash text, sources jsonb, position_source text,
         position_order float8[], metadata jsonb, state text)
       CROSS JOIN LATERAL (
-        SELECT CASE WHEN r.state = 'active' THEN to_tsvector(${this.#config}::regconfig, r.text) ELSE ''::tsvector END AS search_vector
+        SELECT CASE WHEN r.state = 'active' THEN ${this.#analyzed(sql`r.text`)} ELSE ''::tsvector END AS search_vector
       ) d
       RETURNING ${ENTRY_VERSION_COLUMNS}`.execute(trx);
     if (superseded.length > 0) {
@@ -481,7 +490,7 @@ export class PostgresMemoryStore implements MemoryStore {
         sql<EntryVersionRow & { score: number; matched_terms: number; query_terms: number }>`
         WITH q AS MATERIALIZED (
           SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
-          FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t
+          FROM unnest(${this.#analyzed(query.query)}) t
         ), kept AS MATERIALIZED (
           SELECT s.projections::float8 AS n, s.projection_length::float8 AS total FROM pc_scope_statistics s
           WHERE s.scope_id = ${query.scopeId} AND s.revision = ${query.revision}
@@ -525,7 +534,7 @@ export class PostgresMemoryStore implements MemoryStore {
         rows[0]?.query_terms ??
         (
           await sql<{ n: number }>`
-            SELECT count(DISTINCT t.lexeme)::int AS n FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t`.execute(
+            SELECT count(DISTINCT t.lexeme)::int AS n FROM unnest(${this.#analyzed(query.query)}) t`.execute(
             this.#db,
           )
         ).rows[0]!.n;

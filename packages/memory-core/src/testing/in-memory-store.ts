@@ -65,7 +65,8 @@ const projectionLiveAt = (projection: StoredProjection, revision: number) =>
 
 /**
  * A complete MemoryStore in process memory, for tests and examples. It passes the same contract
- * suite as the PostgreSQL adapters; its lexical analysis is plain word splitting without stemming.
+ * suite as the PostgreSQL adapters; its lexical analysis folds accents as `unaccent` does and splits
+ * words, without stemming.
  */
 export class InMemoryMemoryStore implements MemoryStore {
   readonly #memories = new Map<string, StoredMemory>();

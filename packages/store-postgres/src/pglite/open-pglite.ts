@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 import { StoreIncompatibleError } from '@powercontext/memory-core';
 import { DataDirLock } from './data-dir-lock.js';
+import { pgliteExtensions } from './pglite-extensions.js';
 
 export interface OpenedPGlite {
   pglite: PGlite;
@@ -25,18 +26,15 @@ export function installedPGliteVersion(): string {
 }
 
 /**
- * Opens (creating if needed) a PGlite database with pgvector. `dataDir` undefined means in memory.
+ * Opens (creating if needed) a PGlite database with pgvector and unaccent. `dataDir` undefined means in memory.
  * On disk the layout is `<dataDir>/pglite` (PostgreSQL files), `<dataDir>/powercontext.json`
  * (the PGlite version that wrote them) and `<dataDir>/powercontext.lock` (held while open).
  */
 export async function openPGlite(dataDir: string | undefined): Promise<OpenedPGlite> {
   // Loaded on first use, so a process on PostgreSQL (or one that fails earlier) never loads PGlite.
-  const [{ PGlite }, { vector }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite-pgvector'),
-  ]);
+  const [{ PGlite }, extensions] = await Promise.all([import('@electric-sql/pglite'), pgliteExtensions()]);
   if (dataDir === undefined) {
-    return { pglite: await PGlite.create({ extensions: { vector } }), release: () => {} };
+    return { pglite: await PGlite.create({ extensions }), release: () => {} };
   }
   mkdirSync(dataDir, { recursive: true });
   const lock = DataDirLock.acquire(join(dataDir, 'powercontext.lock'));
@@ -57,7 +55,7 @@ export async function openPGlite(dataDir: string | undefined): Promise<OpenedPGl
         `${JSON.stringify({ format: 1, pgliteVersion: version } satisfies DataDirManifest)}\n`,
       );
     }
-    const pglite = await PGlite.create({ dataDir: join(dataDir, 'pglite'), extensions: { vector } });
+    const pglite = await PGlite.create({ dataDir: join(dataDir, 'pglite'), extensions });
     return { pglite, release: () => lock.release() };
   } catch (error) {
     lock.release();
