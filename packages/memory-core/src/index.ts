@@ -46,6 +46,7 @@ export {
   type ChannelCandidate,
   type LexicalAdmissionFallback,
   type LexicalCandidate,
+  type LexicalMatchSources,
   type MemoryHit,
   type ParsedSearchRequest,
   QUERY_MAX_CHARS,
@@ -88,6 +89,8 @@ export type {
 } from './ports/memory-reranker.port.js';
 export type {
   EmbeddingToStore,
+  LexicalMatchQuery,
+  LexicalMatchReport,
   LexicalSearchQuery,
   LexicalSearchResult,
   ListChangesQuery,

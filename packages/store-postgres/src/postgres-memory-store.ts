@@ -4,6 +4,9 @@ import {
   type EmbeddingProfile,
   type EmbeddingToStore,
   type EntryVersion,
+  type LexicalMatchQuery,
+  type LexicalMatchReport,
+  type LexicalMatchSources,
   type LexicalProjectionPolicy,
   type LexicalProjectionState,
   type LexicalSearchQuery,
@@ -547,6 +550,50 @@ export class PostgresMemoryStore implements MemoryStore {
           matchedTerms: row.matched_terms,
         })),
       };
+    });
+  }
+
+  explainLexicalMatches(query: LexicalMatchQuery): Promise<LexicalMatchReport> {
+    return guardStoreErrors(async () => {
+      // One read, three kinds of rows: the query's lexemes (no version), the asked versions whose
+      // projection is visible at the revision (no lexeme), and that projection's postings of the query's
+      // lexemes, each marked by whether the version's own tsvector holds it: the weight-1 part the
+      // projection was built from (insertProjections). In query order: by a lexeme's first position.
+      const { rows } = await sql<{ entry_version_id: string | null; lexeme: string | null; own: boolean }>`
+        WITH q AS MATERIALIZED (
+          SELECT t.lexeme, t.positions[1] AS first FROM unnest(${this.#analyzed(query.query)}) t
+        ), asked AS MATERIALIZED (
+          SELECT p.projection_id, p.entry_version_id FROM pc_lexical_projections p
+          WHERE p.entry_version_id = ANY(${[...query.entryVersionIds]}::uuid[]) AND p.scope_id = ${query.scopeId}
+            AND ${projectionVisibleAt(query.revision)}
+        )
+        SELECT found.entry_version_id, found.lexeme, found.own FROM (
+          SELECT NULL::uuid AS entry_version_id, q.lexeme, q.first, false AS own FROM q
+          UNION ALL
+          SELECT a.entry_version_id, NULL, NULL, false FROM asked a
+          UNION ALL
+          SELECT a.entry_version_id, l.lexeme, q.first, l.lexeme = ANY(tsvector_to_array(v.search_vector))
+          FROM asked a
+          JOIN pc_lexical_postings l ON l.scope_id = ${query.scopeId} AND l.projection_id = a.projection_id
+          JOIN q ON q.lexeme = l.lexeme
+          JOIN pc_entry_versions v ON v.entry_version_id = a.entry_version_id
+        ) found
+        ORDER BY found.first NULLS FIRST, found.lexeme`.execute(this.#db);
+      const queryTerms: string[] = [];
+      const matches = new Map<string, LexicalMatchSources>();
+      for (const row of rows) {
+        if (row.entry_version_id === null) {
+          queryTerms.push(row.lexeme!);
+          continue;
+        }
+        let sources = matches.get(row.entry_version_id);
+        if (!sources) {
+          sources = { ownTerms: [], contextTerms: [] };
+          matches.set(row.entry_version_id, sources);
+        }
+        if (row.lexeme !== null) (row.own ? sources.ownTerms : sources.contextTerms).push(row.lexeme);
+      }
+      return { queryTerms, matches };
     });
   }
 
