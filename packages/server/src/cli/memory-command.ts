@@ -111,11 +111,14 @@ async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unkn
       return { json: body, text: rememberText(args.scope, body) };
     }
     case 'search': {
-      const result = await memory.search({
-        query: args.query,
-        ...(args.limit === undefined ? {} : { limit: args.limit }),
-        ...(args.mode === undefined ? {} : { mode: args.mode }),
-      });
+      const result = await memory.search(
+        {
+          query: args.query,
+          ...(args.limit === undefined ? {} : { limit: args.limit }),
+          ...(args.mode === undefined ? {} : { mode: args.mode }),
+        },
+        args.explain ? { explain: true } : {},
+      );
       const found = result.memory;
       const body = {
         memory: toOptionalArtifactRef(found),
