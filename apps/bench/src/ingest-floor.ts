@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PGlite } from '@electric-sql/pglite';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { vector } from '@electric-sql/pglite-pgvector';
 import {
   contentHash,
@@ -53,8 +54,8 @@ async function postgresClient(url: string): Promise<SqlClient> {
 }
 
 async function pgliteClient(dataDir: string): Promise<SqlClient> {
-  // The layout the product's store uses: the PostgreSQL files under <dataDir>/pglite.
-  const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), extensions: { vector } });
+  // The layout the product's store uses: the PostgreSQL files under <dataDir>/pglite, with its extensions.
+  const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), extensions: { vector, unaccent } });
   return {
     query: async <Row>(text: string, params: unknown[] = []) => (await db.query<Row>(text, params)).rows,
     close: () => db.close(),
@@ -193,7 +194,7 @@ export async function openIngestFloor(
              (SELECT coalesce(sum(coalesce(array_length(t.positions, 1), 1)), 0) FROM unnest(d.tsv) t)
            FROM unnest($3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::text[], $10::float8[])
              AS r(id, entry_id, kind, text, hash, sources, source, ord)
-           CROSS JOIN LATERAL (SELECT to_tsvector($11::regconfig, r.text) AS tsv) d`,
+           CROSS JOIN LATERAL (SELECT to_tsvector($11::regconfig, unaccent(r.text)) AS tsv) d`,
           [
             scopeId,
             revision,

@@ -38,7 +38,7 @@ const f8 = (value: number) => {
 
 const lexical = ({ bm25: { k1, b, delta } }: FloorSettings) => `
   q AS MATERIALIZED (
-    SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes FROM unnest(to_tsvector('english'::regconfig, $2)) t
+    SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes FROM unnest(to_tsvector('english'::regconfig, unaccent($2))) t
   ), stats AS MATERIALIZED (
     SELECT s.projections::float8 AS n, s.projection_length / greatest(s.projections, 1) AS avgdl
     FROM pc_scope_statistics s, head h WHERE s.scope_id = $1 AND s.revision = h.revision

@@ -52,6 +52,7 @@ export {
   type ChannelCandidate,
   type LexicalAdmissionFallback,
   type LexicalCandidate,
+  type LexicalMatchSources,
   type MemoryHit,
   type ParsedSearchRequest,
   QUERY_MAX_CHARS,
@@ -96,6 +97,8 @@ export type {
 export type {
   EmbeddingToStore,
   IdempotencyRecord,
+  LexicalMatchQuery,
+  LexicalMatchReport,
   LexicalSearchQuery,
   LexicalSearchResult,
   ListChangesQuery,

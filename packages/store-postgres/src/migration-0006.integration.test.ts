@@ -31,6 +31,8 @@ async function writeBefore0006(dataDir: string) {
     const migrated = await new Migrator({ db, provider: memoryMigrations }).migrateTo('0004_search_storage');
     expect(migrated.error).toBeUndefined();
     await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
+    // The analysis before migration 0008 folded nothing: `unaccent` stands for the identity until then.
+    await sql`CREATE FUNCTION unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT $1'`.execute(db);
     // Postings rows refer to their projection through the foreign key this schema still has.
     const store = new PostgresMemoryStore({ db, textSearchConfig: 'english' });
     await store.write('s', 0, (tx) =>
@@ -57,6 +59,7 @@ async function writeBefore0006(dataDir: string) {
       db,
     );
     expect(rows[0]?.n).toBe(1);
+    await sql`DROP FUNCTION unaccent(text)`.execute(db);
   } finally {
     await db.destroy();
     release();

@@ -5,6 +5,9 @@ import {
   type EmbeddingToStore,
   type EntryVersion,
   type IdempotencyRecord,
+  type LexicalMatchQuery,
+  type LexicalMatchReport,
+  type LexicalMatchSources,
   type LexicalProjectionPolicy,
   type LexicalProjectionState,
   type LexicalSearchQuery,
@@ -25,7 +28,7 @@ import {
   type VectorIndexState,
   type VectorSearchQuery,
 } from '@powercontext/memory-core';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 import {
   ENTRY_VERSION_COLUMNS,
@@ -75,6 +78,15 @@ export class PostgresMemoryStore implements MemoryStore {
     this.#config = options.textSearchConfig;
     this.#onClose = options.onClose;
     this.#exactVectorScanLimit = options.exactVectorScanLimit ?? 20_000;
+  }
+
+  /**
+   * The lexical analysis of entries and queries alike: accents folded (`unaccent`, migration 0008),
+   * then the text search configuration (stop words, stemming). Both sides must go through this one
+   * expression, or the index stops matching the queries.
+   */
+  #analyzed(text: string | RawBuilder<unknown>) {
+    return sql<string>`to_tsvector(${this.#config}::regconfig, unaccent(${text}))`;
   }
 
   head(scopeId: string): Promise<MemoryRef | undefined> {
@@ -195,7 +207,7 @@ export class PostgresMemoryStore implements MemoryStore {
         previous_version_id uuid, kind text, text text, content_hash text, sources jsonb, position_source text,
         position_order float8[], metadata jsonb, state text)
       CROSS JOIN LATERAL (
-        SELECT CASE WHEN r.state = 'active' THEN to_tsvector(${this.#config}::regconfig, r.text) ELSE ''::tsvector END AS search_vector
+        SELECT CASE WHEN r.state = 'active' THEN ${this.#analyzed(sql`r.text`)} ELSE ''::tsvector END AS search_vector
       ) d
       RETURNING ${ENTRY_VERSION_COLUMNS}`.execute(trx);
     if (superseded.length > 0) {
@@ -488,7 +500,7 @@ export class PostgresMemoryStore implements MemoryStore {
         sql<EntryVersionRow & { score: number; matched_terms: number; query_terms: number }>`
         WITH q AS MATERIALIZED (
           SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
-          FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t
+          FROM unnest(${this.#analyzed(query.query)}) t
         ), kept AS MATERIALIZED (
           SELECT s.projections::float8 AS n, s.projection_length::float8 AS total FROM pc_scope_statistics s
           WHERE s.scope_id = ${query.scopeId} AND s.revision = ${query.revision}
@@ -532,7 +544,7 @@ export class PostgresMemoryStore implements MemoryStore {
         rows[0]?.query_terms ??
         (
           await sql<{ n: number }>`
-            SELECT count(DISTINCT t.lexeme)::int AS n FROM unnest(to_tsvector(${this.#config}::regconfig, ${query.query})) t`.execute(
+            SELECT count(DISTINCT t.lexeme)::int AS n FROM unnest(${this.#analyzed(query.query)}) t`.execute(
             this.#db,
           )
         ).rows[0]!.n;
@@ -545,6 +557,50 @@ export class PostgresMemoryStore implements MemoryStore {
           matchedTerms: row.matched_terms,
         })),
       };
+    });
+  }
+
+  explainLexicalMatches(query: LexicalMatchQuery): Promise<LexicalMatchReport> {
+    return guardStoreErrors(async () => {
+      // One read, three kinds of rows: the query's lexemes (no version), the asked versions whose
+      // projection is visible at the revision (no lexeme), and that projection's postings of the query's
+      // lexemes, each marked by whether the version's own tsvector holds it: the weight-1 part the
+      // projection was built from (insertProjections). In query order: by a lexeme's first position.
+      const { rows } = await sql<{ entry_version_id: string | null; lexeme: string | null; own: boolean }>`
+        WITH q AS MATERIALIZED (
+          SELECT t.lexeme, t.positions[1] AS first FROM unnest(${this.#analyzed(query.query)}) t
+        ), asked AS MATERIALIZED (
+          SELECT p.projection_id, p.entry_version_id FROM pc_lexical_projections p
+          WHERE p.entry_version_id = ANY(${[...query.entryVersionIds]}::uuid[]) AND p.scope_id = ${query.scopeId}
+            AND ${projectionVisibleAt(query.revision)}
+        )
+        SELECT found.entry_version_id, found.lexeme, found.own FROM (
+          SELECT NULL::uuid AS entry_version_id, q.lexeme, q.first, false AS own FROM q
+          UNION ALL
+          SELECT a.entry_version_id, NULL, NULL, false FROM asked a
+          UNION ALL
+          SELECT a.entry_version_id, l.lexeme, q.first, l.lexeme = ANY(tsvector_to_array(v.search_vector))
+          FROM asked a
+          JOIN pc_lexical_postings l ON l.scope_id = ${query.scopeId} AND l.projection_id = a.projection_id
+          JOIN q ON q.lexeme = l.lexeme
+          JOIN pc_entry_versions v ON v.entry_version_id = a.entry_version_id
+        ) found
+        ORDER BY found.first NULLS FIRST, found.lexeme`.execute(this.#db);
+      const queryTerms: string[] = [];
+      const matches = new Map<string, LexicalMatchSources>();
+      for (const row of rows) {
+        if (row.entry_version_id === null) {
+          queryTerms.push(row.lexeme!);
+          continue;
+        }
+        let sources = matches.get(row.entry_version_id);
+        if (!sources) {
+          sources = { ownTerms: [], contextTerms: [] };
+          matches.set(row.entry_version_id, sources);
+        }
+        if (row.lexeme !== null) (row.own ? sources.ownTerms : sources.contextTerms).push(row.lexeme);
+      }
+      return { queryTerms, matches };
     });
   }
 

@@ -1753,6 +1753,8 @@ export interface components {
         /** @description Coarse hits admitted by the fallback. */
         admitted: number;
       } | null;
+      /** @description The distinct query terms as the lexical index analyses them (accents folded, lower case, stemmed), in query order; null when the search had no lexical channel (mode vector). */
+      lexical_query_terms: string[] | null;
       /** @description null when no reranker ran (none configured, or no candidates). */
       rerank: {
         policy_id: string;
@@ -1791,6 +1793,13 @@ export interface components {
         } | null;
         /** @description Whether the reranker chose this hit; null when no reranker ran. */
         reranker_selected: boolean | null;
+        /** @description Where the hit’s lexical match came from, computed from the same analysis and postings the lexical channel ranked with; terms as in `lexical_query_terms`. Both lists are empty for a hit the lexical index does not match (found by the vector channel only). null when the search had no lexical channel (mode vector). */
+        lexical: {
+          /** @description Query terms found in the entry’s own text (they may be in its neighbours’ too). */
+          own_terms: string[];
+          /** @description Query terms the entry matched only through the words of its neighbours in the same source (RFC 0007). */
+          context_terms: string[];
+        } | null;
       }[];
     };
     SearchRequest: {

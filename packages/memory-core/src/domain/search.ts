@@ -62,6 +62,20 @@ export interface MemoryHit {
   channelScores: Partial<Record<Channel, number>>;
   /** What each channel added to `score`, when the policy's fusion is a sum over channels (RRF). */
   channelContributions?: Partial<Record<Channel, number>>;
+  /** Set on the returned hits of a search run with `explain` that had a lexical channel. */
+  lexicalMatch?: LexicalMatchSources;
+}
+
+/**
+ * Where the query terms an entry's lexical projection matched came from (RFC 0007, "Explain"). Terms
+ * are the query's distinct lexemes as the store's analysis produced them (folded, lower-cased and, on
+ * the SQL stores, stemmed), in the order of their first appearance in the query.
+ */
+export interface LexicalMatchSources {
+  /** Matched terms that occur in the entry's own text (they may occur in its neighbours' too). */
+  ownTerms: string[];
+  /** Matched terms that only the neighbour context brought into the entry's projection. */
+  contextTerms: string[];
 }
 
 export interface SearchFallback {
@@ -129,6 +143,11 @@ export interface SearchResult {
   fallback?: SearchFallback;
   /** Set when the lexical channel fell back to candidates below its admission rule. */
   lexicalFallback?: LexicalAdmissionFallback;
+  /**
+   * With `explain`, when the search had a lexical channel: the query's distinct terms after the store's
+   * analysis, in query order. Each returned hit then carries its `lexicalMatch`.
+   */
+  lexicalQueryTerms?: string[];
   hits: MemoryHit[];
   /** Present when a reranker ran on a non-empty pool. */
   trace?: RerankTrace;

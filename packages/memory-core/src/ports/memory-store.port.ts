@@ -5,7 +5,7 @@ import type {
 } from '../domain/lexical-projection.js';
 import type { EntryState, EntryVersion, JsonValue, SourceRef } from '../domain/memory-entry.js';
 import type { MemoryRef } from '../domain/memory-ref.js';
-import type { ChannelCandidate, LexicalCandidate } from '../domain/search.js';
+import type { ChannelCandidate, LexicalCandidate, LexicalMatchSources } from '../domain/search.js';
 import type { EmbeddingProfile } from './embedder.port.js';
 import type { Bm25Parameters } from './retrieval-policy.port.js';
 
@@ -109,6 +109,24 @@ export interface LexicalSearchResult {
   candidates: LexicalCandidate[];
 }
 
+export interface LexicalMatchQuery {
+  scopeId: string;
+  revision: number;
+  /** The query exactly as `lexicalSearch` received it. */
+  query: string;
+  entryVersionIds: readonly string[];
+}
+
+export interface LexicalMatchReport {
+  /** The query's distinct terms after the store's analysis, in order of first appearance. */
+  queryTerms: string[];
+  /**
+   * Per asked entry version with a lexical projection visible at the revision: the query terms the
+   * projection holds, split into the entry's own and its neighbours' (in `queryTerms` order).
+   */
+  matches: Map<string, LexicalMatchSources>;
+}
+
 export interface VectorSearchQuery {
   scopeId: string;
   revision: number;
@@ -160,6 +178,12 @@ export interface MemoryStore {
   listEntries(query: ListEntriesQuery): Promise<EntryVersion[]>;
   listChanges(query: ListChangesQuery): Promise<RevisionChange[]>;
   lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult>;
+  /**
+   * Explains lexical matches exactly (RFC 0007, "Explain"): for each given version, which query terms
+   * its projection at `revision` matched, from the same analysis and postings `lexicalSearch` reads,
+   * split into terms of the entry's own text and terms only its neighbour context brought.
+   */
+  explainLexicalMatches(query: LexicalMatchQuery): Promise<LexicalMatchReport>;
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]>;
   vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState>;
   /**

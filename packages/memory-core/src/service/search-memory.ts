@@ -32,6 +32,12 @@ export interface SearchDependencies {
 export interface SearchOptions {
   /** Cancels the search, including a running rerank. */
   signal?: AbortSignal;
+  /**
+   * Adds to each returned hit where its lexical match came from, the entry's own words or its
+   * neighbours' (`MemoryHit.lexicalMatch`, `SearchResult.lexicalQueryTerms`): one more read of the
+   * store, for the returned hits only. Nothing is added in `vector` mode, which has no lexical channel.
+   */
+  explain?: boolean;
 }
 
 /**
@@ -120,12 +126,13 @@ async function runSearch(
     }
   }
 
+  const lexicalQuery = lexicalQueryOf(query);
   const [lexical, vector] = await Promise.all([
     mode === 'vector'
       ? undefined
       : deps.store.lexicalSearch({
           ...snapshot,
-          query: lexicalQueryOf(query),
+          query: lexicalQuery,
           limit: fetchLimit,
           bm25: deps.policy.bm25,
         }),
@@ -182,7 +189,11 @@ async function runSearch(
     ...(fallback ? { fallback } : {}),
     ...(lexicalFallback ? { lexicalFallback } : {}),
   };
-  if (!stage || coarse.length === 0) return { ...base, hits: coarse.slice(0, limit) };
+  const explained = (result: SearchResult) =>
+    options.explain && lexical
+      ? explainLexicalMatches(deps.store, { ...snapshot, query: lexicalQuery }, result)
+      : result;
+  if (!stage || coarse.length === 0) return explained({ ...base, hits: coarse.slice(0, limit) });
 
   const { hits, trace } = await stage.run(query, coarse, limit, {
     coarseMs: performance.now() - began,
@@ -190,7 +201,31 @@ async function runSearch(
     ...(deps.observer ? { observer: deps.observer } : {}),
     logger: deps.logger,
   });
-  return { ...base, hits, trace };
+  return explained({ ...base, hits, trace });
+}
+
+/**
+ * The returned hits with the sources of their lexical match, read from the store at the search's
+ * revision with the query the lexical channel searched (RFC 0007, "Explain"). A hit the lexical channel
+ * did not find (a vector-only hit) gets empty lists: none of the query terms is in its projection.
+ */
+async function explainLexicalMatches(
+  store: MemoryStore,
+  at: { scopeId: string; revision: number; query: string },
+  result: SearchResult,
+): Promise<SearchResult> {
+  const report = await store.explainLexicalMatches({
+    ...at,
+    entryVersionIds: result.hits.map((hit) => hit.citation.entryVersionId),
+  });
+  return {
+    ...result,
+    lexicalQueryTerms: report.queryTerms,
+    hits: result.hits.map((hit) => ({
+      ...hit,
+      lexicalMatch: report.matches.get(hit.citation.entryVersionId) ?? { ownTerms: [], contextTerms: [] },
+    })),
+  };
 }
 
 async function readHead(store: MemoryStore, scopeId: string) {

@@ -9,12 +9,14 @@ import {
 } from '../domain/lexical-projection.js';
 import type { EntryVersion } from '../domain/memory-entry.js';
 import type { MemoryRef } from '../domain/memory-ref.js';
-import type { ChannelCandidate, LexicalCandidate } from '../domain/search.js';
+import type { ChannelCandidate, LexicalCandidate, LexicalMatchSources } from '../domain/search.js';
 import { RevisionConflictError } from '../errors/revision-conflict-error.js';
 import type { EmbeddingProfile } from '../ports/embedder.port.js';
 import type {
   EmbeddingToStore,
   IdempotencyRecord,
+  LexicalMatchQuery,
+  LexicalMatchReport,
   LexicalSearchQuery,
   LexicalSearchResult,
   ListChangesQuery,
@@ -66,7 +68,8 @@ const projectionLiveAt = (projection: StoredProjection, revision: number) =>
 
 /**
  * A complete MemoryStore in process memory, for tests and examples. It passes the same contract
- * suite as the PostgreSQL adapters; its lexical analysis is plain word splitting without stemming.
+ * suite as the PostgreSQL adapters; its lexical analysis folds accents as `unaccent` does and splits
+ * words, without stemming.
  */
 export class InMemoryMemoryStore implements MemoryStore {
   readonly #memories = new Map<string, StoredMemory>();
@@ -361,6 +364,26 @@ export class InMemoryMemoryStore implements MemoryStore {
       matchedTerms: item.matchedTerms,
     }));
     return { queryTermCount: terms.length, candidates };
+  }
+
+  async explainLexicalMatches(query: LexicalMatchQuery): Promise<LexicalMatchReport> {
+    const queryTerms = [...new Set(analyze(query.query))];
+    const memory = this.#memories.get(query.scopeId);
+    const matches = new Map<string, LexicalMatchSources>();
+    for (const entryVersionId of query.entryVersionIds) {
+      const projection = memory?.projections.find(
+        (p) => p.entryVersionId === entryVersionId && projectionLiveAt(p, query.revision),
+      );
+      if (!projection) continue;
+      // The projection's own part is the version's own term frequencies (see `project`).
+      const own = memory?.versions.find((s) => s.version.entryVersionId === entryVersionId)?.terms;
+      const matched = queryTerms.filter((term) => projection.terms.has(term));
+      matches.set(entryVersionId, {
+        ownTerms: matched.filter((term) => own?.has(term)),
+        contextTerms: matched.filter((term) => !own?.has(term)),
+      });
+    }
+    return { queryTerms, matches };
   }
 
   async vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]> {

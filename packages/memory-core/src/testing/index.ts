@@ -44,4 +44,5 @@ export {
   type SearchObserverHarness,
   searchObserverConformanceSuite,
 } from './search-observer-conformance.js';
+export { foldAccents, foldableCharacters } from './simple-analyzer.js';
 export { describeMemoryStoreContract, type StoreContractOptions } from './store-contract.js';

@@ -209,6 +209,69 @@ export function describeLexicalProjectionContract(getStore: () => MemoryStore) {
       expect(await contextual.rebuildLexicalIndex(`projection-${randomUUID()}`)).toBe(0);
     });
 
+    it('explains each match as the entry’s own words or neighbour context, at the revision searched', async () => {
+      const service = serviceWith(CONTEXT);
+      const scopeId = `projection-${randomUUID()}`;
+      // zinnia, quokka, fjord, "mammoth fjord", walrus: the middle entry's word is also its neighbour's.
+      const texts = [WORDS[0]!, WORDS[1]!, WORDS[2]!, `${WORDS[3]} ${WORDS[2]}`, WORDS[4]!];
+      const written = await service.remember(scopeId, {
+        entries: texts.map((text, i) => ({ text, position: { sourceId: 's', order: i } })),
+      });
+      const versions = written.entries.map((entry) => entry.entryVersionId);
+      const before = written.memory.revision;
+      const query = `${WORDS[1]} ${WORDS[2]!.toUpperCase()} ${WORDS[6]}`;
+      const explain = async (revision: number, ids = versions) =>
+        getStore().explainLexicalMatches({ scopeId, revision, query, entryVersionIds: ids });
+
+      const atFirst = await explain(before);
+      // Query order; the unmatched term is still a query term.
+      expect(atFirst.queryTerms).toEqual([WORDS[1], WORDS[2], WORDS[6]]);
+      expect(atFirst.matches.get(versions[0]!)).toEqual({ ownTerms: [], contextTerms: [WORDS[1], WORDS[2]] });
+      expect(atFirst.matches.get(versions[1]!)).toEqual({ ownTerms: [WORDS[1]], contextTerms: [WORDS[2]] });
+      // Its own word, though a neighbour has it too: own.
+      expect(atFirst.matches.get(versions[2]!)).toEqual({ ownTerms: [WORDS[2]], contextTerms: [WORDS[1]] });
+      expect(atFirst.matches.get(versions[3]!)).toEqual({ ownTerms: [WORDS[2]], contextTerms: [WORDS[1]] });
+      expect(atFirst.matches.get(versions[4]!)).toEqual({ ownTerms: [], contextTerms: [WORDS[2]] });
+
+      // Forgetting the second entry takes its word out of the first entry's context, from then on.
+      await service.forget(scopeId, { entryId: written.entries[1]!.entryId });
+      const head = (await getStore().head(scopeId))!.revision;
+      const atHead = await explain(head);
+      expect(atHead.matches.get(versions[0]!)).toEqual({ ownTerms: [], contextTerms: [WORDS[2]] });
+      // The forgotten version has no projection at the head: it is left out.
+      expect(atHead.matches.has(versions[1]!)).toBe(false);
+      expect((await explain(before)).matches.get(versions[0]!)).toEqual(atFirst.matches.get(versions[0]!));
+      // Only what was asked for.
+      expect([...(await explain(head, [versions[4]!])).matches.keys()]).toEqual([versions[4]]);
+    });
+
+    it('adds the sources of the lexical match to the hits of a search run with explain, and only then', async () => {
+      const service = serviceWith(CONTEXT);
+      const scopeId = `projection-${randomUUID()}`;
+      const written = await service.remember(scopeId, {
+        entries: WORDS.slice(0, 3).map((text, i) => ({ text, position: { sourceId: 's', order: i } })),
+      });
+      const plain = await service.search(scopeId, { query: WORDS[0]!, mode: 'fts' });
+      expect(plain.lexicalQueryTerms).toBeUndefined();
+      expect(plain.hits.every((hit) => hit.lexicalMatch === undefined)).toBe(true);
+
+      const explained = await service.search(scopeId, { query: WORDS[0]!, mode: 'fts' }, { explain: true });
+      expect(explained.lexicalQueryTerms).toEqual([WORDS[0]]);
+      expect(explained.hits.map((hit) => hit.citation.entryVersionId)).toEqual(
+        plain.hits.map((hit) => hit.citation.entryVersionId),
+      );
+      const byEntry = new Map(explained.hits.map((hit) => [hit.citation.entryId, hit.lexicalMatch]));
+      expect(byEntry.get(written.entries[0]!.entryId)).toEqual({ ownTerms: [WORDS[0]], contextTerms: [] });
+      // A hit that holds none of the query's words: it came from neighbour context.
+      expect(byEntry.get(written.entries[1]!.entryId)).toEqual({ ownTerms: [], contextTerms: [WORDS[0]] });
+      expect(byEntry.get(written.entries[2]!.entryId)).toEqual({ ownTerms: [], contextTerms: [WORDS[0]] });
+
+      // A vector search has no lexical channel, so nothing to explain about it.
+      const vector = await service.search(scopeId, { query: WORDS[0]!, mode: 'vector' }, { explain: true });
+      expect(vector.lexicalQueryTerms).toBeUndefined();
+      expect(vector.hits.every((hit) => hit.lexicalMatch === undefined)).toBe(true);
+    });
+
     it('refuses a malformed position with a typed error naming the field, writing nothing', async () => {
       const service = serviceWith(CONTEXT);
       const scopeId = `projection-${randomUUID()}`;

@@ -385,6 +385,50 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       expect(none).toEqual({ queryTermCount: 0, candidates: [] });
     });
 
+    it('folds accents in the lexical analysis: an accented word and its plain spelling find each other', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, {
+        entries: [
+          { text: 'Café au lait with Zoë' },
+          { text: 'the cafe by the station' },
+          { text: 'a naïve question about São Paulo' },
+          { text: 'naive zoe visited sao tome' },
+          { text: 'Straße und Łódź' },
+          // Decomposed: "e" and a combining acute accent.
+          { text: 'Cafe\u0301 Noir' },
+        ],
+      });
+      const [accented, plain, naiveAccented, naivePlain, eastern, decomposed] = written.entries.map(
+        (e) => e.entryId,
+      );
+      const found = async (query: string) => {
+        const { candidates } = await store.lexicalSearch({ scopeId, revision: 1, query, limit: 10, bm25 });
+        return candidates.map((c) => c.version.entryId).sort();
+      };
+      const both = (...ids: (string | undefined)[]) => ids.map((id) => id!).sort();
+      expect(await found('cafe')).toEqual(both(accented, plain, decomposed));
+      expect(await found('café')).toEqual(both(accented, plain, decomposed));
+      expect(await found('CAFÉ')).toEqual(both(accented, plain, decomposed));
+      expect(await found('zoe')).toEqual(both(accented, naivePlain));
+      expect(await found('Zoë')).toEqual(both(accented, naivePlain));
+      expect(await found('naive')).toEqual(both(naiveAccented, naivePlain));
+      expect(await found('naïve')).toEqual(both(naiveAccented, naivePlain));
+      expect(await found('sao')).toEqual(both(naiveAccented, naivePlain));
+      expect(await found('São')).toEqual(both(naiveAccented, naivePlain));
+      expect(await found('strasse lodz')).toEqual(both(eastern));
+      // One query term, whichever spelling: the accented and plain forms are one lexeme.
+      const { queryTermCount } = await store.lexicalSearch({
+        scopeId,
+        revision: 1,
+        query: 'café cafe',
+        limit: 10,
+        bm25,
+      });
+      expect(queryTermCount).toBe(1);
+      // The stored and returned text keeps its accents.
+      expect((await service.get(scopeId, { entryId: accented! })).entry.text).toBe('Café au lait with Zoë');
+    });
+
     it('orders vector matches by cosine similarity within one profile and tracks index completeness', async () => {
       const scopeId = scope();
       const written = await service.remember(scopeId, {

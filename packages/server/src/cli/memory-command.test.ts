@@ -153,20 +153,17 @@ describe('powercontext memory', () => {
     ]);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('coarse #1 · fts #1 (rrf 0.0164)');
+    // The entry has no neighbours: both terms (as analysed: stemmed) are its own words.
+    expect(human.stdout).toContain('own words "deploy" "freez" · neighbour context -');
+    expect(human.stdout).toContain('lexical query terms: "deploy" "freez"');
     expect(human.stdout).toContain('rerank: none ran');
 
-    const body = await runJson<{ explain: { rerank: unknown; hits: { channel_ranks: unknown }[] } }>([
-      'search',
-      '--scope',
-      'cli',
-      '--query',
-      'deploy freeze',
-      '--mode',
-      'fts',
-      '--explain',
-    ]);
+    const body = await runJson<{
+      explain: { rerank: unknown; hits: { channel_ranks: unknown; lexical: unknown }[] };
+    }>(['search', '--scope', 'cli', '--query', 'deploy freeze', '--mode', 'fts', '--explain']);
     expect(body.explain.rerank).toBeNull();
     expect(body.explain.hits[0]!.channel_ranks).toEqual({ fts: 1 });
+    expect(body.explain.hits[0]!.lexical).toEqual({ own_terms: ['deploy', 'freez'], context_terms: [] });
   });
 
   it('explains a reranked search from the in-process trace: chosen hits and the policy', {

@@ -114,11 +114,14 @@ async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unkn
       return { json: body, text: replayNote(rememberText(args.scope, body), result) };
     }
     case 'search': {
-      const result = await memory.search({
-        query: args.query,
-        ...(args.limit === undefined ? {} : { limit: args.limit }),
-        ...(args.mode === undefined ? {} : { mode: args.mode }),
-      });
+      const result = await memory.search(
+        {
+          query: args.query,
+          ...(args.limit === undefined ? {} : { limit: args.limit }),
+          ...(args.mode === undefined ? {} : { mode: args.mode }),
+        },
+        args.explain ? { explain: true } : {},
+      );
       const found = result.memory;
       const body = {
         memory: toOptionalArtifactRef(found),

@@ -67,11 +67,20 @@ function explainHitText(detail: Explain['hits'][number]): string {
   const parts = [`coarse #${detail.coarse_rank}`, ...channels];
   if (detail.reranker_selected !== null)
     parts.push(detail.reranker_selected ? 'chosen by the reranker' : 'kept in coarse order');
+  const lexical = detail.lexical;
+  if (lexical) {
+    const terms = (list: string[]) => (list.length === 0 ? '-' : list.map((term) => quote(term)).join(' '));
+    parts.push(`own words ${terms(lexical.own_terms)}`, `neighbour context ${terms(lexical.context_terms)}`);
+  }
   return parts.join(' · ');
 }
 
 function explainSummaryText(explain: Explain): string[] {
   const lines = [`retrieval: ${explain.retrieval_policy_id}, requested mode ${explain.requested_mode}`];
+  if (explain.lexical_query_terms) {
+    const terms = explain.lexical_query_terms.map((term) => quote(term)).join(' ');
+    lines.push(`lexical query terms: ${terms === '' ? '(none)' : terms}`);
+  }
   if (explain.mode_fallback) {
     const fallback = explain.mode_fallback;
     lines.push(`mode fallback: ${fallback.from} -> ${fallback.to} (${fallback.reason})`);

@@ -2,9 +2,11 @@ import type { Channel, MemoryHit, SearchResult } from '@powercontext/memory-core
 
 /**
  * The redacted explain of one search (a project extension answering RFC 0080's open question). It
- * describes only the hits that were returned: their channel ranks, RRF contributions, coarse rank and
- * whether the reranker chose them; overall the rerank policy, the pool size and the fallback or
- * degradation. Text, ids and scores of candidates that were not returned never appear.
+ * describes only the hits that were returned: their channel ranks, RRF contributions, coarse rank,
+ * whether the reranker chose them and which query terms matched their own words or only their
+ * neighbours' (RFC 0007); overall the rerank policy, the pool size, the analysed query terms and the
+ * fallback or degradation. Text, ids and scores of candidates that were not returned never appear.
+ * The search must have run with `explain: true` for the lexical part; without it, it is null.
  */
 export function buildRedactedExplain(result: SearchResult, retrievalPolicyId: string) {
   const trace = result.trace;
@@ -26,6 +28,7 @@ export function buildRedactedExplain(result: SearchResult, retrievalPolicyId: st
           admitted: result.lexicalFallback.admitted,
         }
       : null,
+    lexical_query_terms: result.lexicalQueryTerms ? [...result.lexicalQueryTerms] : null,
     rerank: trace
       ? {
           policy_id: trace.policyId,
@@ -42,6 +45,9 @@ export function buildRedactedExplain(result: SearchResult, retrievalPolicyId: st
         channel_ranks: perChannel(hit, (rank) => rank),
         rrf_contributions: hit.channelContributions ? { ...hit.channelContributions } : null,
         reranker_selected: trace ? rerankerChose && selected.has(coarseRank) : null,
+        lexical: hit.lexicalMatch
+          ? { own_terms: [...hit.lexicalMatch.ownTerms], context_terms: [...hit.lexicalMatch.contextTerms] }
+          : null,
       };
     }),
   };

@@ -199,6 +199,63 @@ const IDEMPOTENCY_DDL = [
 ];
 
 /**
+ * Accent folding (migration 0008; issue 15, RFC 0002 "Full text"): the lexical analysis becomes
+ * `to_tsvector(<config>, unaccent(text))` for entries and queries alike, so "cafe" finds "Café" and
+ * "café" finds "cafe". The extension comes first; then every active version whose text the fold changes
+ * is analysed again (`unaccent` maps non-ASCII characters only, so ASCII text is skipped unread), and
+ * every projection that reads such a version, as its own words or as a neighbour's, live or superseded,
+ * gets its postings and length rebuilt from the stored context, so searches at every revision see one
+ * analysis. BM25's total length is recounted for the scopes touched. A database without accented text
+ * changes nothing but the extension.
+ */
+const ACCENT_FOLDING_DDL = [
+  `CREATE TEMPORARY TABLE pc_folded AS
+  SELECT v.entry_version_id, v.scope_id, f.search_vector,
+    (SELECT coalesce(sum(coalesce(array_length(t.positions, 1), 1)), 0) FROM unnest(f.search_vector) t)::integer AS lexical_length
+  FROM pc_entry_versions v
+  JOIN pc_settings s ON s.key = 'text_search_config'
+  CROSS JOIN LATERAL (SELECT to_tsvector(s.value::regconfig, unaccent(v.text)) AS search_vector) f
+  WHERE v.state = 'active' AND v.text ~ '[^\\x01-\\x7f]' AND f.search_vector <> v.search_vector`,
+  `UPDATE pc_entry_versions v SET search_vector = f.search_vector, lexical_length = f.lexical_length
+  FROM pc_folded f WHERE v.entry_version_id = f.entry_version_id`,
+  `ANALYZE pc_folded`,
+  `CREATE TEMPORARY TABLE pc_refolded_projections AS
+  SELECT p.projection_id, p.scope_id, p.entry_version_id, p.context FROM pc_lexical_projections p
+  WHERE p.projection_id IN (
+    SELECT o.projection_id FROM pc_lexical_projections o JOIN pc_folded f ON f.entry_version_id = o.entry_version_id
+    UNION
+    SELECT n.projection_id FROM pc_lexical_projections n
+    CROSS JOIN LATERAL jsonb_array_elements(n.context) c
+    JOIN pc_folded f ON f.entry_version_id = (c->>'entryVersionId')::uuid
+    WHERE n.scope_id IN (SELECT f.scope_id FROM pc_folded f))`,
+  `ANALYZE pc_refolded_projections`,
+  `CREATE TEMPORARY TABLE pc_refolded_parts AS
+  SELECT r.projection_id, r.scope_id, r.entry_version_id AS source, 1::float8 AS weight FROM pc_refolded_projections r
+  UNION ALL
+  SELECT r.projection_id, r.scope_id, (c->>'entryVersionId')::uuid, (c->>'weight')::float8
+  FROM pc_refolded_projections r CROSS JOIN LATERAL jsonb_array_elements(r.context) c`,
+  `DELETE FROM pc_lexical_postings l USING pc_refolded_projections r
+  WHERE l.scope_id = r.scope_id AND l.projection_id = r.projection_id`,
+  `INSERT INTO pc_lexical_postings (scope_id, lexeme, projection_id, tf)
+  SELECT pt.scope_id, t.lexeme, pt.projection_id, sum(pt.weight * coalesce(array_length(t.positions, 1), 1))
+  FROM pc_refolded_parts pt
+  JOIN pc_entry_versions v ON v.entry_version_id = pt.source
+  CROSS JOIN LATERAL unnest(v.search_vector) t
+  GROUP BY pt.scope_id, pt.projection_id, t.lexeme`,
+  `UPDATE pc_lexical_projections p SET lexical_length = z.len
+  FROM (SELECT pt.projection_id, sum(pt.weight * v.lexical_length) AS len FROM pc_refolded_parts pt
+        JOIN pc_entry_versions v ON v.entry_version_id = pt.source GROUP BY pt.projection_id) z
+  WHERE p.projection_id = z.projection_id`,
+  `UPDATE pc_scope_statistics s SET projection_length = c.len
+  FROM (SELECT p.scope_id, coalesce(sum(p.lexical_length), 0) AS len FROM pc_lexical_projections p
+        WHERE p.superseded_revision IS NULL AND p.scope_id IN (SELECT DISTINCT f.scope_id FROM pc_folded f)
+        GROUP BY p.scope_id) c
+  JOIN pc_memories m ON m.scope_id = c.scope_id
+  WHERE s.scope_id = c.scope_id AND s.revision = m.head_revision`,
+  `DROP TABLE pc_folded, pc_refolded_projections, pc_refolded_parts`,
+];
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -227,6 +284,12 @@ const migrations: Record<string, Migration> = {
   '0007_idempotency_keys': {
     async up(db: Kysely<unknown>) {
       for (const statement of IDEMPOTENCY_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0008_accent_folding': {
+    async up(db: Kysely<unknown>) {
+      await sql`CREATE EXTENSION IF NOT EXISTS unaccent`.execute(db);
+      for (const statement of ACCENT_FOLDING_DDL) await sql.raw(statement).execute(db);
     },
   },
 };

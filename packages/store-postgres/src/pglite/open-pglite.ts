@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 import { StoreIncompatibleError } from '@powercontext/memory-core';
 import { DataDirLock } from './data-dir-lock.js';
+import { pgliteExtensions } from './pglite-extensions.js';
 
 export interface OpenedPGlite {
   pglite: PGlite;
@@ -25,23 +26,20 @@ export function installedPGliteVersion(): string {
 }
 
 /**
- * Opens (creating if needed) a PGlite database with pgvector on this thread. `dataDir` undefined
+ * Opens (creating if needed) a PGlite database with pgvector and unaccent on this thread. `dataDir` undefined
  * means in memory. On disk the layout is `<dataDir>/pglite` (PostgreSQL files),
  * `<dataDir>/powercontext.json` (the PGlite version that wrote them) and `<dataDir>/powercontext.lock`
  * (held while open). The store itself runs PGlite on a worker thread (`openPGliteThread`).
  */
 export async function openPGlite(dataDir: string | undefined): Promise<OpenedPGlite> {
   // Loaded on first use, so a process on PostgreSQL (or one that fails earlier) never loads PGlite.
-  const [{ PGlite }, { vector }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite-pgvector'),
-  ]);
+  const [{ PGlite }, extensions] = await Promise.all([import('@electric-sql/pglite'), pgliteExtensions()]);
   if (dataDir === undefined) {
-    return { pglite: await PGlite.create({ extensions: { vector } }), release: () => {} };
+    return { pglite: await PGlite.create({ extensions }), release: () => {} };
   }
   const claimed = claimDataDir(dataDir);
   try {
-    const pglite = await PGlite.create({ dataDir: claimed.pgliteDir, extensions: { vector } });
+    const pglite = await PGlite.create({ dataDir: claimed.pgliteDir, extensions });
     return { pglite, release: claimed.release };
   } catch (error) {
     claimed.release();

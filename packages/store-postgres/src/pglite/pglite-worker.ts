@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
 import { installedPGliteVersion } from './open-pglite.js';
+import { pgliteExtensions } from './pglite-extensions.js';
 import {
   type PGliteReady,
   type PGliteRequest,
@@ -21,11 +22,8 @@ const { pgliteDir } = workerData as { pgliteDir: string | undefined };
 
 let pglite: PGlite;
 try {
-  const [{ PGlite }, { vector }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite-pgvector'),
-  ]);
-  const create = (options: PGliteOptions = {}) => PGlite.create({ ...options, extensions: { vector } });
+  const [{ PGlite }, extensions] = await Promise.all([import('@electric-sql/pglite'), pgliteExtensions()]);
+  const create = (options: PGliteOptions = {}) => PGlite.create({ ...options, extensions });
   pglite = pgliteDir === undefined ? await createInMemory(create) : await create({ dataDir: pgliteDir });
   port.postMessage({ ready: true } satisfies PGliteReady);
 } catch (error) {

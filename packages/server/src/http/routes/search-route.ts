@@ -35,7 +35,8 @@ export function registerSearchRoute(app: OpenAPIHono<AppEnv>, options: AppOption
         ...(body.limit === undefined ? {} : { limit: body.limit }),
         ...(body.mode === undefined ? {} : { mode: body.mode }),
       },
-      { signal: c.get('signal') },
+      // Explain reads where each hit's lexical match came from: one more read, only when asked for.
+      { signal: c.get('signal'), ...(body.explain === undefined ? {} : { explain: true }) },
     );
     const memory = result.memory;
     const response = {

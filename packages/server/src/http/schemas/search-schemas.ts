@@ -77,6 +77,10 @@ export const searchExplainSchema = z
       description:
         'Set when no entry matched enough query terms for the lexical admission rule (a query of 3+ terms must match max(2, ceil(n/4)) of them) and the search returned entries matching fewer instead of nothing; null otherwise.',
     }),
+    lexical_query_terms: z.array(z.string()).nullable().openapi({
+      description:
+        'The distinct query terms as the lexical index analyses them (accents folded, lower case, stemmed), in query order; null when the search had no lexical channel (mode vector).',
+    }),
     rerank: z
       .strictObject({
         policy_id: z.string(),
@@ -111,6 +115,22 @@ export const searchExplainSchema = z
             .boolean()
             .nullable()
             .openapi({ description: 'Whether the reranker chose this hit; null when no reranker ran.' }),
+          lexical: z
+            .strictObject({
+              own_terms: z.array(z.string()).openapi({
+                description:
+                  'Query terms found in the entry’s own text (they may be in its neighbours’ too).',
+              }),
+              context_terms: z.array(z.string()).openapi({
+                description:
+                  'Query terms the entry matched only through the words of its neighbours in the same source (RFC 0007).',
+              }),
+            })
+            .nullable()
+            .openapi({
+              description:
+                'Where the hit’s lexical match came from, computed from the same analysis and postings the lexical channel ranked with; terms as in `lexical_query_terms`. Both lists are empty for a hit the lexical index does not match (found by the vector channel only). null when the search had no lexical channel (mode vector).',
+            }),
         }),
       )
       .openapi({ description: 'One item per returned hit, in the same order as `hits`.' }),
