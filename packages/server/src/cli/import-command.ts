@@ -50,6 +50,7 @@ export function parseImportArgs(argv: readonly string[]): ImportArgs | 'help' {
   const options: Record<string, { type: 'string' | 'boolean'; multiple: true; short?: string }> = {
     scope: { type: 'string', ...many },
     'batch-size': { type: 'string', ...many },
+    'idempotency-key': { type: 'string', ...many },
     json: { type: 'boolean', ...many },
     help: { type: 'boolean', short: 'h', ...many },
   };
