@@ -34,6 +34,17 @@ export {
 } from './domain/memory-entry.js';
 export type { Citation, MemoryRef } from './domain/memory-ref.js';
 export { parseInput } from './domain/parse-input.js';
+export {
+  PURGED_BY_MAX_CHARS,
+  type PurgedChange,
+  type PurgedEntryMarker,
+  type PurgedVersion,
+  type PurgeInfo,
+  type PurgeRequest,
+  type PurgeResult,
+  type PurgeTombstone,
+  purgedVersionAt,
+} from './domain/purge.js';
 export { LEXICAL_QUERY_MAX_TERMS, lexicalQueryOf, normalizeQuery } from './domain/query-normalization.js';
 export {
   type GetEntryRequest,
@@ -63,6 +74,7 @@ export {
 export { storableText } from './domain/text-rules.js';
 export { type Capability, CapabilityUnavailableError } from './errors/capability-unavailable-error.js';
 export { EmbeddingFailedError } from './errors/embedding-failed-error.js';
+export { EntryPurgedError } from './errors/entry-purged-error.js';
 export { InvalidCitationError } from './errors/invalid-citation-error.js';
 export { type MissingThing, NotFoundError } from './errors/not-found-error.js';
 export {
@@ -95,11 +107,13 @@ export type {
   MemoryStore,
   MemoryWriteTransaction,
   NewEntryVersion,
+  PurgeEntryWrite,
   RevisionChange,
   RevisionOperation,
   SearchHead,
   VectorIndexState,
   VectorSearchQuery,
+  VersionOperation,
 } from './ports/memory-store.port.js';
 export type { Bm25Parameters, RetrievalPolicy } from './ports/retrieval-policy.port.js';
 export type {
@@ -134,7 +148,9 @@ export {
   type EntryWriteStatus,
   MemoryService,
   type MemoryServiceOptions,
+  type PurgedCitation,
   type RememberResult,
   type ResolvedCitation,
+  type ValidCitation,
 } from './service/memory-service.js';
 export { chooseMode, type SearchOptions } from './service/search-memory.js';

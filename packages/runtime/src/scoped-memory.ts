@@ -14,6 +14,8 @@ import type {
   ListEntriesRequest,
   MemoryRef,
   MemoryService,
+  PurgeRequest,
+  PurgeResult,
   RememberRequest,
   RememberResult,
   ResolvedCitation,
@@ -37,6 +39,12 @@ export interface ScopedMemory {
   revise(request: ReviseRequest): Promise<EntryWriteResult>;
   forget(request: EntryTarget): Promise<EntryWriteResult>;
   reactivate(request: EntryTarget): Promise<EntryWriteResult>;
+  /**
+   * Erases every version of the entry from the store (text, metadata, vectors, index), keeping the
+   * revision chain with a tombstone; reads that name it afterwards answer `entry_purged`, citations
+   * `status: 'purged'`. Cannot be undone, unlike `forget` (RFC 0002, "Purge").
+   */
+  purge(request: PurgeRequest): Promise<PurgeResult>;
   list(request?: ListEntriesRequest): Promise<EntryPage>;
   get(request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }>;
   changes(request?: ListChangesRequest): Promise<ChangesPage>;
@@ -64,6 +72,7 @@ export function scopedMemory(service: MemoryService, scopeId: string): ScopedMem
     revise: (request) => service.revise(scopeId, request),
     forget: (request) => service.forget(scopeId, request),
     reactivate: (request) => service.reactivate(scopeId, request),
+    purge: (request) => service.purge(scopeId, request),
     list: (request) => service.list(scopeId, request),
     get: (request) => service.get(scopeId, request),
     changes: (request) => service.changes(scopeId, request),

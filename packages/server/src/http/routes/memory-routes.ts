@@ -21,6 +21,7 @@ import {
   toChange,
   toEntryVersion,
   toOptionalArtifactRef,
+  toPurgedMarkers,
 } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
 import { authorize, requireRuntime } from './route-helpers.js';
@@ -66,7 +67,7 @@ const getRoute = createRoute({
   request: { body: jsonBody(getEntryRequestSchema, 'The entry and, optionally, the revision.') },
   responses: {
     200: jsonOk(getEntryResponseSchema, 'The entry version current at that revision.'),
-    ...errorResponses(...COMMON_ERRORS, 404),
+    ...errorResponses(...COMMON_ERRORS, 404, 410),
   },
 });
 
@@ -79,7 +80,7 @@ const reviseRoute = createRoute({
   request: { body: jsonBody(reviseRequestSchema, 'The entry and its new text.') },
   responses: {
     200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
-    ...errorResponses(...COMMON_ERRORS, 404, 409),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 410),
   },
 });
 
@@ -87,12 +88,12 @@ const forgetRoute = createRoute({
   method: 'post',
   path: '/v1/memory/entries/forget',
   tags: ['memory'],
-  summary: 'Mark an entry inactive; search never returns it afterwards',
+  summary: 'Mark an entry inactive; search never returns it afterwards, its text stays in history',
   security,
   request: { body: jsonBody(entryTargetRequestSchema, 'The entry to forget.') },
   responses: {
     200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
-    ...errorResponses(...COMMON_ERRORS, 404, 409),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 410),
   },
 });
 
@@ -105,7 +106,7 @@ const reactivateRoute = createRoute({
   request: { body: jsonBody(entryTargetRequestSchema, 'The entry to reactivate.') },
   responses: {
     200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
-    ...errorResponses(...COMMON_ERRORS, 404, 409),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 410),
   },
 });
 
@@ -160,6 +161,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       {
         memory: toOptionalArtifactRef(page.memory),
         entries: page.entries.map(toEntryVersion),
+        ...toPurgedMarkers(page.purged),
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       },
       200,
