@@ -11,6 +11,7 @@ import {
   getEntryResponseSchema,
   listEntriesRequestSchema,
   listEntriesResponseSchema,
+  purgeResponseSchema,
   rememberRequestSchema,
   rememberResponseSchema,
   reviseRequestSchema,
@@ -22,6 +23,7 @@ import {
   toEntryVersion,
   toOptionalArtifactRef,
   toPurgedMarkers,
+  toPurgeTombstone,
 } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
 import { authorize, requireRuntime } from './route-helpers.js';
@@ -107,6 +109,24 @@ const reactivateRoute = createRoute({
   responses: {
     200: jsonOk(entryWriteResponseSchema, 'The new revision and the entry’s current version.'),
     ...errorResponses(...COMMON_ERRORS, 404, 409, 410),
+  },
+});
+
+const purgeRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/entries/purge',
+  tags: ['memory'],
+  summary: 'Erase every version of an entry from the store, for good (purge permission)',
+  description:
+    'Unlike forget, purge erases the text: every version of the entry (text, kind, hash, sources, position, metadata, vectors, lexical index, and its words in its neighbours’ index) is removed at every revision. The revisions stay, with a tombstone; reads that name the entry then answer 410 entry_purged, list and changes show it as `purged`. Needs the `purge` permission (`write` does not include it). Repeating it answers `unchanged`.',
+  security,
+  request: { body: jsonBody(entryTargetRequestSchema, 'The entry to purge.') },
+  responses: {
+    200: jsonOk(
+      purgeResponseSchema,
+      'The purge revision (or the head, when already purged) and the tombstone.',
+    ),
+    ...errorResponses(...COMMON_ERRORS, 404, 409),
   },
 });
 
@@ -207,6 +227,22 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       .memory.forScope(body.scope_id)
       .reactivate({ entryId: body.entry_id });
     return c.json(entryWrite(result), 200);
+  });
+
+  app.openapi(purgeRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'purge');
+    const result = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .purge({ entryId: body.entry_id, purgedBy: c.get('principal').keyId });
+    return c.json(
+      {
+        memory: toArtifactRef(result.memory),
+        status: result.status,
+        tombstone: toPurgeTombstone(result.tombstone),
+      },
+      200,
+    );
   });
 
   app.openapi(changesRoute, async (c) => {
