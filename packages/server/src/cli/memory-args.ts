@@ -17,6 +17,7 @@ export const MEMORY_SUBCOMMANDS = [
   'revise',
   'forget',
   'reactivate',
+  'purge',
   'changes',
   'reembed',
   'import',
@@ -76,6 +77,7 @@ export type MemoryArgs =
           }
         | { command: 'forget'; scope: string; entry: string }
         | { command: 'reactivate'; scope: string; entry: string }
+        | { command: 'purge'; scope: string; entry: string }
         | {
             command: 'changes';
             scope: string;
@@ -156,6 +158,12 @@ const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKi
     synopsis: '--scope S --entry ID',
     about: 'make a forgotten entry active again',
     flags: { scope: 'string', entry: 'string' },
+  },
+  purge: {
+    synopsis: '--scope S --entry ID --yes',
+    about:
+      'erase every version of an entry for good (text, metadata, index) at every revision, keeping a\ntombstone; cannot be undone, so --yes is required',
+    flags: { scope: 'string', entry: 'string', yes: 'boolean' },
   },
   changes: {
     synopsis: '--scope S [--from-revision N] [--to-revision N] [--limit N] [--cursor C]',
@@ -367,6 +375,16 @@ function toMemoryArgs(
     case 'forget':
     case 'reactivate':
       return { ...common, command: name, scope: read.required('--scope'), entry: read.required('--entry') };
+    case 'purge': {
+      const args = {
+        ...common,
+        command: name,
+        scope: read.required('--scope'),
+        entry: read.required('--entry'),
+      };
+      if (!values.has('--yes')) throw new ArgsError('--yes is required: a purge erases the entry for good');
+      return args;
+    }
     case 'changes':
       return {
         ...common,
