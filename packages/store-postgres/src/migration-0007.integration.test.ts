@@ -34,7 +34,9 @@ describe('migration 0007 (idempotency keys)', () => {
       expect(migrated.error).toBeUndefined();
       await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
       // The analysis before migration 0008 folded nothing: `unaccent` stands for the identity until then.
-      await sql`CREATE FUNCTION unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT $1'`.execute(db);
+      await sql`CREATE FUNCTION unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT $1'`.execute(
+        db,
+      );
       const before = new PostgresMemoryStore({ db, textSearchConfig: 'english' });
       await before.write('old', 0, (tx) =>
         tx.appendRevision(
