@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ArgsError } from '@powercontext/cli-support';
+import { ArgsError, argsErrorOfParseArgs } from '@powercontext/cli-support';
 import {
   type JsonValue,
   LIST_LIMIT_MAX,
@@ -243,23 +243,14 @@ function optionsOf(name: FlagCommand) {
   return options;
 }
 
-/** node:util parseArgs' errors, in our words: the flag and the rule. */
+/** node:util parseArgs' errors in our words (cli-support's), saying which command and how flags are written. */
 function argsErrorOf(error: unknown, name: FlagCommand, usage: string): MemoryArgsError {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  const flag = /'(-{1,2}[^' ]+)/u.exec(message)?.[1] ?? '';
-  switch (code) {
+  const { message } = argsErrorOfParseArgs(error);
+  switch ((error as { code?: unknown }).code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return new MemoryArgsError(`unknown flag ${flag} for "memory ${name}"`, usage);
-    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL': {
-      const token = /'([^']*)'/u.exec(message)?.[1] ?? '';
-      return new MemoryArgsError(`unexpected argument "${token}" (flags take the form --name value)`, usage);
-    }
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return new MemoryArgsError(
-        /does not take an argument/u.test(message) ? `${flag} takes no value` : `${flag} needs a value`,
-        usage,
-      );
+      return new MemoryArgsError(`${message} for "memory ${name}"`, usage);
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new MemoryArgsError(`${message} (flags take the form --name value)`, usage);
     default:
       return new MemoryArgsError(message, usage);
   }
