@@ -10,9 +10,8 @@ import {
   PostgresQueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { type HeldTransaction, holdTransaction } from './held-transaction.js';
 import type { PGliteHandle, PGliteSession } from './pglite-thread.js';
-
-const ROLLBACK = Symbol('rollback');
 
 /**
  * A kysely driver for PGlite's single connection. Transactions run inside `pglite.transaction()`, never
@@ -74,9 +73,7 @@ class PGliteDriver implements Driver {
 class PGliteConnection implements DatabaseConnection {
   readonly #pglite: PGliteHandle;
   readonly #slice: CpuSlice;
-  #transaction?: PGliteSession;
-  #settle?: { commit: () => void; rollback: () => void };
-  #done?: Promise<unknown>;
+  #held?: HeldTransaction<PGliteSession>;
 
   constructor(pglite: PGliteHandle, slice: CpuSlice) {
     this.#pglite = pglite;
@@ -85,7 +82,7 @@ class PGliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     if (this.#slice.spent) await this.#slice.yield();
-    const target = this.#transaction ?? this.#pglite;
+    const target = this.#held?.transaction ?? this.#pglite;
     const result = await target.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
     return {
       rows: result.rows,
@@ -98,34 +95,16 @@ class PGliteConnection implements DatabaseConnection {
     throw new Error('PGlite driver does not support streaming queries');
   }
 
-  begin(): Promise<void> {
-    return new Promise<void>((ready, failed) => {
-      this.#done = this.#pglite
-        .transaction(
-          (transaction) =>
-            new Promise<void>((commit, rollback) => {
-              this.#transaction = transaction;
-              this.#settle = { commit, rollback: () => rollback(ROLLBACK) };
-              ready();
-            }),
-        )
-        .catch((error: unknown) => {
-          if (error !== ROLLBACK) throw error;
-        });
-      this.#done.catch(failed);
-    });
+  async begin(): Promise<void> {
+    this.#held = await holdTransaction<PGliteSession>((callback) => this.#pglite.transaction(callback));
   }
 
   async finish(commit: boolean): Promise<void> {
-    const settle = this.#settle;
-    this.#settle = undefined;
-    if (commit) settle?.commit();
-    else settle?.rollback();
+    const held = this.#held;
     try {
-      await this.#done;
+      await held?.finish(commit);
     } finally {
-      this.#transaction = undefined;
-      this.#done = undefined;
+      this.#held = undefined;
     }
   }
 }

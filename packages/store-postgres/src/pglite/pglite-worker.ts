@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
+import { type HeldTransaction, holdTransaction } from './held-transaction.js';
 import { installedPGliteVersion } from './open-pglite.js';
 import { pgliteExtensions } from './pglite-extensions.js';
 import {
@@ -16,7 +17,6 @@ import {
   serializeError,
 } from './pglite-protocol.js';
 
-const ROLLBACK = Symbol('rollback');
 const port = parentPort!;
 const { pgliteDir } = workerData as { pgliteDir: string | undefined };
 
@@ -75,14 +75,12 @@ function templateFolder(): string | undefined {
   }
 }
 
-let transaction: Transaction | undefined;
-let settle: { commit: () => void; rollback: () => void } | undefined;
-let finished: Promise<unknown> | undefined;
+let held: HeldTransaction<Transaction> | undefined;
 
 async function run(request: PGliteRequest): Promise<PGliteResponse> {
   switch (request.op) {
     case 'query': {
-      const target = request.inTransaction ? transaction : pglite;
+      const target = request.inTransaction ? held?.transaction : pglite;
       if (!target) throw new Error('no open transaction');
       const result = await target.query(request.sql, request.params);
       return {
@@ -98,34 +96,13 @@ async function run(request: PGliteRequest): Promise<PGliteResponse> {
       await pglite.exec(request.sql);
       return { id: request.id, ok: true };
     case 'begin':
-      await new Promise<void>((ready, failed) => {
-        finished = pglite
-          .transaction(
-            (opened) =>
-              new Promise<void>((commit, rollback) => {
-                transaction = opened;
-                settle = { commit, rollback: () => rollback(ROLLBACK) };
-                ready();
-              }),
-          )
-          .catch((error: unknown) => {
-            if (error !== ROLLBACK) throw error;
-          });
-        finished.catch(failed);
-      });
+      held = await holdTransaction<Transaction>((callback) => pglite.transaction(callback));
       return { id: request.id, ok: true };
     case 'commit':
     case 'rollback': {
-      const current = settle;
-      settle = undefined;
-      if (request.op === 'commit') current?.commit();
-      else current?.rollback();
-      try {
-        await finished;
-      } finally {
-        transaction = undefined;
-        finished = undefined;
-      }
+      const current = held;
+      held = undefined;
+      await current?.finish(request.op === 'commit');
       return { id: request.id, ok: true };
     }
     case 'close':
