@@ -29,6 +29,7 @@ export type ContextChunk = Schemas['ContextChunk'];
 export type OmittedCandidate = Schemas['OmittedCandidate'];
 export type CapabilitiesResponse = Schemas['CapabilitiesResponse'];
 export type HealthResponse = Schemas['HealthResponse'];
+export type ReadyResponse = Schemas['ReadyResponse'];
 export type ErrorResponse = Schemas['ErrorResponse'];
 
 /** Every error code the server answers with (the `error.code` of an error body). */

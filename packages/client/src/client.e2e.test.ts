@@ -50,7 +50,11 @@ describe('@powercontext/client against the reference server', () => {
   it('reads health, readiness and capabilities', async () => {
     const client = clientFor('reader');
     expect(await client.health()).toEqual({ status: 'ok' });
-    expect(await client.ready()).toEqual({ status: 'ready' });
+    expect(await client.ready()).toEqual({
+      status: 'ready',
+      database: { reachable: true, migrations_current: true },
+      replicas: [],
+    });
     const capabilities = await client.capabilities();
     expect(capabilities).toMatchObject({
       api_version: 'v1',

@@ -13,6 +13,7 @@ import type {
   ListEntriesResponse,
   PrepareContextRequest,
   PrepareContextResponse,
+  ReadyResponse,
   RememberRequest,
   RememberResponse,
   ReviseRequest,
@@ -78,8 +79,12 @@ export interface PowerContextClient {
   capabilities(options?: CallOptions): Promise<CapabilitiesResponse>;
   /** GET /healthz: the process answers. */
   health(options?: CallOptions): Promise<HealthResponse>;
-  /** GET /readyz: ready for requests; rejects with not_ready (503) while starting or stopping. */
-  ready(options?: CallOptions): Promise<HealthResponse>;
+  /**
+   * GET /readyz: ready for requests, with the database's state and each read replica's lag; rejects
+   * with not_ready (503) while starting or stopping, database_unavailable (503) when the database does
+   * not answer.
+   */
+  ready(options?: CallOptions): Promise<ReadyResponse>;
 }
 
 /** A thin typed wrapper around fetch for the HTTP v1 API. */

@@ -26,6 +26,7 @@ export type {
   PostBody,
   PrepareContextRequest,
   PrepareContextResponse,
+  ReadyResponse,
   RememberRequest,
   RememberResponse,
   ReviseRequest,

@@ -84,6 +84,7 @@ export { RerankOutOfBoundsError } from './errors/rerank-out-of-bounds-error.js';
 export { RerankSaturatedError } from './errors/rerank-saturated-error.js';
 export { RerankerDefectError } from './errors/reranker-defect-error.js';
 export { RevisionConflictError } from './errors/revision-conflict-error.js';
+export { RevisionNotVisibleError } from './errors/revision-not-visible-error.js';
 export { StoreIncompatibleError, StoreUnavailableError } from './errors/store-error.js';
 export { type FieldIssue, ValidationError } from './errors/validation-error.js';
 export type { Embedder, EmbeddingProfile, EmbedOptions } from './ports/embedder.port.js';

@@ -17,6 +17,44 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     description: 'PostgreSQL + pgvector database; when unset the embedded PGlite store is used.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_READ_DATABASE_URL',
+    default: '(unset: every read on the primary)',
+    range: 'comma-separated postgres:// URLs',
+    origin: 'project extension',
+    description:
+      'Streaming replicas of the database: searches, list, get, changes and context preparation read there; writes go to the primary.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_READ_MIN_REVISION_WAIT_MS',
+    default: '2000',
+    range: '0..60000',
+    origin: 'project extension',
+    description: 'How long a read with `min_revision` waits for a replica to replay that revision.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_READ_MIN_REVISION_FALLBACK',
+    default: 'wait',
+    range: 'wait, primary, error',
+    origin: 'project extension',
+    description:
+      'A replica behind `min_revision`: wait (up to the wait, then the primary), primary (at once), or error (up to the wait, then 409 revision_not_visible).',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_DATABASE_STATEMENT_TIMEOUT_MS',
+    default: '5 s under the request timeout (115000)',
+    range: '100..3600000',
+    origin: 'project extension',
+    description:
+      'Bound on one database statement (statement_timeout; a connection that does not answer is dropped 250 ms later): 503 database_unavailable.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_DATABASE_LOCK_TIMEOUT_MS',
+    default: '(the statement timeout)',
+    range: '100..3600000',
+    origin: 'project extension',
+    description: 'How long a statement waits for a lock (lock_timeout): 503 database_unavailable.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_DATA_DIR',
     default: './.powercontext/data',
     range: 'directory path',

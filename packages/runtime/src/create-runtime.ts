@@ -15,19 +15,29 @@ import {
   RerankStage,
   type RetrievalPolicy,
   type SearchObserver,
+  ValidationError,
 } from '@powercontext/memory-core';
 import { createOpenTelemetrySearchObserver } from '@powercontext/observability-otel';
 import { createCrossEncoderReranker } from '@powercontext/rerank-cross-encoder';
 import { createDecisionMemoryReranker } from '@powercontext/rerank-decision';
 import { createListwiseReranker } from '@powercontext/rerank-listwise';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
-import { createPGliteMemoryStore, createPostgresMemoryStore } from '@powercontext/store-postgres';
+import {
+  assertRevisionVisible,
+  createPGliteMemoryStore,
+  createPostgresMemoryStore,
+  poolUsageOf,
+  postgresRateLimitsOf,
+  ReplicatedStore,
+  replicaLagSeconds,
+  schemaState,
+} from '@powercontext/store-postgres';
 import { instanceCachingFactory, container as rootContainer } from 'tsyringe';
 import { ConfigurationError } from './configuration-error.js';
 import { DECISION_ROLES, decisionHandleFor } from './decision-roles.js';
 import { createDecisionWriteAdvisor } from './decision-write-advisor.js';
 import { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
-import { type ScopedMemory, scopedMemory } from './scoped-memory.js';
+import { type ReadRunner, type ScopedMemory, scopedMemory } from './scoped-memory.js';
 import { TOKENS } from './tokens.js';
 
 export interface CreateRuntimeOptions {
@@ -49,6 +59,13 @@ export interface CreateRuntimeOptions {
    * `@opentelemetry/api`, which record nothing unless the application installs an SDK.
    */
   observer?: SearchObserver;
+  /**
+   * Also receives the search and rerank events, next to `observer` (or the OpenTelemetry default),
+   * e.g. the server's Prometheus metrics.
+   */
+  additionalObserver?: SearchObserver;
+  /** Told where each read ran: the primary or a read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL). */
+  onRead?: (target: 'primary' | 'replica') => void;
   /** An application-provided decision backend; it replaces the one built from the environment. */
   decisionModel?: DecisionModel;
   /**
@@ -86,7 +103,28 @@ export interface Runtime {
     lexicalIndexState(scopeId: string): Promise<LexicalProjectionState>;
   };
   capabilities(): RuntimeCapabilities;
+  /**
+   * What an operator's readiness check and metrics read: whether the database answers and holds
+   * every migration, the pool's usage, and each read replica's lag (undefined when it did not answer).
+   */
+  status?(): Promise<RuntimeStatus>;
+  /**
+   * Token buckets kept in the PostgreSQL database (table pc_rate_limits), shared by every process on
+   * it; absent on PGlite and custom stores. The server uses them with POWERCONTEXT_SERVER_RATE_LIMIT_STORE=postgres.
+   */
+  readonly sharedRateLimits?: {
+    take(
+      keyId: string,
+      limit: { requests: number; windowSeconds: number },
+    ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+  };
   close(): Promise<void>;
+}
+
+export interface RuntimeStatus {
+  database: { reachable: boolean; migrationsCurrent: boolean; missingMigrations: string[] };
+  pool?: { total: number; idle: number; waiting: number };
+  replicas: { name: string; lagSeconds: number | undefined; down: boolean }[];
 }
 
 /**
@@ -108,7 +146,10 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
     ),
   });
 
-  container.register(TOKENS.observer, { useValue: options.observer ?? createOpenTelemetrySearchObserver() });
+  const observer = options.observer ?? createOpenTelemetrySearchObserver();
+  container.register(TOKENS.observer, {
+    useValue: options.additionalObserver ? bothObservers(observer, options.additionalObserver) : observer,
+  });
   // One decision backend instance serves every decision role; each role gets its own handle.
   container.register(TOKENS.decisionBackend, {
     useFactory: instanceCachingFactory(
@@ -142,7 +183,11 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
     config.writeGate.mode === 'disabled'
       ? null
       : requireGateBackend(container.resolve(TOKENS.decisionBackend));
-  const store = options.store ?? (await openStore(config));
+  const opened = options.store
+    ? { store: options.store }
+    : await openStore(config, container.resolve(TOKENS.logger));
+  const store = opened.store;
+  const replicated = opened.replicated;
   container.register(TOKENS.store, { useValue: store });
   try {
     await store.prepareEmbeddingProfile(embedder.profile);
@@ -194,10 +239,29 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
   }
   const storeKind = options.store ? 'custom' : config.store.kind;
 
+  const read: ReadRunner = async (scopeId, readOptions, work) => {
+    const minRevision = readOptions?.minRevision;
+    if (minRevision !== undefined && (!Number.isSafeInteger(minRevision) || minRevision < 1)) {
+      throw new ValidationError([{ field: 'minRevision', rule: 'must be an integer of at least 1' }]);
+    }
+    if (replicated) {
+      const outcome = await replicated.read(scopeId, minRevision, work);
+      readOptions?.onServed?.(outcome.servedBy.kind);
+      options.onRead?.(outcome.servedBy.kind);
+      return outcome.value;
+    }
+    if (minRevision !== undefined) await assertRevisionVisible(store, scopeId, minRevision);
+    readOptions?.onServed?.('primary');
+    options.onRead?.('primary');
+    return work();
+  };
+
+  const sharedRateLimits = opened.primary ? postgresRateLimitsOf(opened.primary) : undefined;
   return {
     config,
+    ...(sharedRateLimits ? { sharedRateLimits } : {}),
     memory: {
-      forScope: (scopeId) => scopedMemory(service, scopeId),
+      forScope: (scopeId) => scopedMemory(service, scopeId, read),
       scopes: () => store.listScopes(),
       reembed: (scopeId) => service.reembed(scopeId),
       reindex: (scopeId) => service.rebuildLexicalIndex(scopeId),
@@ -217,6 +281,24 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
           }
         : null,
     }),
+    status: async () => {
+      const primary = opened.primary ?? store;
+      let database: RuntimeStatus['database'];
+      try {
+        const schema = await schemaState(primary);
+        // A store of another kind answers a head read, or throws when its database does not.
+        if (!opened.primary) await store.head('powercontext-readiness-probe');
+        database = { reachable: true, migrationsCurrent: schema.current, missingMigrations: schema.missing };
+      } catch {
+        database = { reachable: false, migrationsCurrent: false, missingMigrations: [] };
+      }
+      const pool = poolUsageOf(primary);
+      return {
+        database,
+        ...(pool ? { pool } : {}),
+        replicas: replicated ? await replicated.lag() : [],
+      };
+    },
     close: async () => {
       await store.close();
       container.clearInstances();
@@ -369,11 +451,96 @@ function withModelId(reranker: MemoryReranker, modelId: string | undefined): Mem
   };
 }
 
-function openStore(config: RuntimeConfig): Promise<MemoryStore> {
-  return config.store.kind === 'postgres'
-    ? createPostgresMemoryStore({
-        connectionString: config.store.connectionString.reveal(),
+/** Both observers get every event; one that throws does not keep the other from it. */
+function bothObservers(first: SearchObserver, second: SearchObserver): SearchObserver {
+  const each =
+    <K extends keyof SearchObserver>(name: K) =>
+    (event: Parameters<NonNullable<SearchObserver[K]>>[0]) => {
+      for (const observer of [first, second]) {
+        try {
+          (observer[name] as ((e: typeof event) => void) | undefined)?.call(observer, event);
+        } catch {
+          // an observer's failure never fails a search
+        }
+      }
+    };
+  return {
+    searchStarted: each('searchStarted'),
+    searchEnded: each('searchEnded'),
+    rerankStarted: each('rerankStarted'),
+    rerankEnded: each('rerankEnded'),
+  };
+}
+
+interface OpenedStore {
+  store: MemoryStore;
+  /** The primary's own store when reads are routed to replicas (or the store itself). */
+  primary?: MemoryStore;
+  replicated?: ReplicatedStore;
+}
+
+async function openStore(config: RuntimeConfig, logger: Logger): Promise<OpenedStore> {
+  if (config.store.kind !== 'postgres') {
+    return {
+      store: await createPGliteMemoryStore({
+        dataDir: config.store.dataDir,
         textSearchConfig: config.textSearchConfig,
-      })
-    : createPGliteMemoryStore({ dataDir: config.store.dataDir, textSearchConfig: config.textSearchConfig });
+      }),
+    };
+  }
+  const settings = config.store;
+  const bounds = {
+    ...(settings.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: settings.statementTimeoutMs }),
+    ...(settings.lockTimeoutMs === undefined
+      ? settings.statementTimeoutMs === undefined
+        ? {}
+        : { lockTimeoutMs: settings.statementTimeoutMs }
+      : { lockTimeoutMs: settings.lockTimeoutMs }),
+  };
+  const primary = await createPostgresMemoryStore({
+    connectionString: settings.connectionString.reveal(),
+    textSearchConfig: config.textSearchConfig,
+    ...bounds,
+    onMigrated: ({ applied }) => {
+      if (applied.length > 0)
+        logger.info('store.migrations_applied', { migrations: applied.join(','), count: applied.length });
+    },
+  });
+  if (settings.readConnectionStrings.length === 0) return { store: primary, primary };
+  // Replicas open without connecting (no migration on a standby): one that is down at start-up is
+  // skipped like one that goes down later.
+  const replicas = await Promise.all(
+    settings.readConnectionStrings.map(async (secret) => {
+      const replica = await createPostgresMemoryStore({
+        connectionString: secret.reveal(),
+        textSearchConfig: config.textSearchConfig,
+        readOnly: true,
+        ...bounds,
+      });
+      return {
+        name: replicaName(secret.reveal()),
+        store: replica,
+        lagSeconds: () => replicaLagSeconds(replica),
+      };
+    }),
+  );
+  const replicated = new ReplicatedStore({
+    primary,
+    replicas,
+    minRevisionWaitMs: config.reads.minRevisionWaitMs,
+    minRevisionFallback: config.reads.minRevisionFallback,
+    onReplicaDown: (name, error) =>
+      logger.warn('store.replica_down', {
+        replica: name,
+        errorName: error instanceof Error ? error.name : typeof error,
+        action: 'skipped for 5 s; reads go to another replica or the primary',
+      }),
+  });
+  return { store: replicated.store, primary, replicated };
+}
+
+/** host:port/database of a replica URL: how logs, metrics and /readyz name it (never credentials). */
+function replicaName(connectionString: string): string {
+  const url = new URL(connectionString);
+  return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
 }

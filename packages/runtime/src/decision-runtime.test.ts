@@ -322,7 +322,7 @@ describe('decision composition', () => {
     }
     const runtime = await createRuntime({ store: new InMemoryMemoryStore(), env: {} });
     runtimes.push(runtime);
-    expect(Object.keys(runtime).sort()).toEqual(['capabilities', 'close', 'config', 'memory']);
+    expect(Object.keys(runtime).sort()).toEqual(['capabilities', 'close', 'config', 'memory', 'status']);
     expect(Object.keys(runtime.memory).sort()).toEqual([
       'forScope',
       'lexicalIndexState',

@@ -25,6 +25,7 @@ export {
   RerankOutOfBoundsError,
   RerankSaturatedError,
   RevisionConflictError,
+  RevisionNotVisibleError,
   StoreIncompatibleError,
   StoreUnavailableError,
   ValidationError,
@@ -38,6 +39,7 @@ export {
   createRuntime,
   type Runtime,
   type RuntimeCapabilities,
+  type RuntimeStatus,
 } from './create-runtime.js';
 export {
   type AssembleSearchRequest,
@@ -47,7 +49,7 @@ export {
   UNDECLARED_MODEL_ID,
 } from './prepare-context.js';
 export { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
-export type { ScopedMemory } from './scoped-memory.js';
+export type { ReadOptions, ScopedMemory } from './scoped-memory.js';
 export { Secret } from './secret.js';
 export { TOKENS } from './tokens.js';
 export { MODEL_CALLABLE_TOOLS, type ModelCallableTool } from './tool-catalog.js';

@@ -7,6 +7,7 @@ describe('loadRuntimeConfig', () => {
   it('defaults to the embedded store and the local embedder', () => {
     expect(loadRuntimeConfig({})).toEqual({
       store: { kind: 'pglite', dataDir: './.powercontext/data' },
+      reads: { minRevisionWaitMs: 2000, minRevisionFallback: 'wait' },
       textSearchConfig: 'english',
       embedding: { kind: 'local' },
       inference: {},
@@ -173,5 +174,35 @@ describe('loadRuntimeConfig', () => {
         expect.objectContaining({ setting: name }),
       );
     }
+  });
+
+  it('reads replicas, the min_revision fallback and the database bounds, and refuses bad ones', () => {
+    const config = loadRuntimeConfig({
+      POWERCONTEXT_SERVER_DATABASE_URL: 'postgres://user:pw@primary:5432/memory',
+      POWERCONTEXT_SERVER_READ_DATABASE_URL: 'postgres://user:pw@r1:5432/memory, postgresql://r2/memory',
+      POWERCONTEXT_SERVER_READ_MIN_REVISION_FALLBACK: 'error',
+      POWERCONTEXT_SERVER_READ_MIN_REVISION_WAIT_MS: '500',
+      POWERCONTEXT_SERVER_DATABASE_STATEMENT_TIMEOUT_MS: '3000',
+    });
+    if (config.store.kind !== 'postgres') throw new Error('expected postgres');
+    expect(config.store.readConnectionStrings.map((url) => url.reveal())).toEqual([
+      'postgres://user:pw@r1:5432/memory',
+      'postgresql://r2/memory',
+    ]);
+    expect(config.store.statementTimeoutMs).toBe(3000);
+    expect(config.store.lockTimeoutMs).toBeUndefined();
+    expect(config.reads).toEqual({ minRevisionWaitMs: 500, minRevisionFallback: 'error' });
+    expect(() =>
+      loadRuntimeConfig({ POWERCONTEXT_SERVER_READ_DATABASE_URL: 'postgres://r1/memory' }),
+    ).toThrow(/POWERCONTEXT_SERVER_READ_DATABASE_URL: needs POWERCONTEXT_SERVER_DATABASE_URL/u);
+    expect(() =>
+      loadRuntimeConfig({
+        POWERCONTEXT_SERVER_DATABASE_URL: 'postgres://primary/memory',
+        POWERCONTEXT_SERVER_READ_DATABASE_URL: 'postgres://r1/memory,mysql://r2',
+      }),
+    ).toThrow(/POWERCONTEXT_SERVER_READ_DATABASE_URL: must be one or more comma-separated/u);
+    expect(() => loadRuntimeConfig({ POWERCONTEXT_SERVER_READ_MIN_REVISION_FALLBACK: 'never' })).toThrow(
+      /must be wait, primary or error/u,
+    );
   });
 });

@@ -3,7 +3,23 @@ import { ConfigurationError } from './configuration-error.js';
 import { Secret } from './secret.js';
 
 export interface RuntimeConfig {
-  store: { kind: 'postgres'; connectionString: Secret } | { kind: 'pglite'; dataDir: string };
+  store:
+    | {
+        kind: 'postgres';
+        connectionString: Secret;
+        /** Streaming replicas that serve reads (POWERCONTEXT_SERVER_READ_DATABASE_URL); may be empty. */
+        readConnectionStrings: Secret[];
+        /** statement_timeout and the client-side query bound; undefined = the store's default. */
+        statementTimeoutMs?: number;
+        lockTimeoutMs?: number;
+      }
+    | { kind: 'pglite'; dataDir: string };
+  /** How a read with `minRevision` is served when a replica has not replayed that revision. */
+  reads: {
+    minRevisionWaitMs: number;
+    /** wait: up to the wait, then the primary; primary: the primary at once; error: up to the wait, then 409. */
+    minRevisionFallback: 'wait' | 'primary' | 'error';
+  };
   textSearchConfig: string;
   embedding:
     | { kind: 'local' }
@@ -73,6 +89,18 @@ const FIELDS = {
     .string()
     .regex(/^postgres(ql)?:\/\/.+/, { error: 'must be a postgres:// or postgresql:// URL' })
     .optional(),
+  POWERCONTEXT_SERVER_READ_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/[^,]+(,\s*postgres(ql)?:\/\/[^,]+)*$/, {
+      error: 'must be one or more comma-separated postgres:// or postgresql:// URLs',
+    })
+    .optional(),
+  POWERCONTEXT_SERVER_READ_MIN_REVISION_WAIT_MS: number(0, 60_000, true).default(2_000),
+  POWERCONTEXT_SERVER_READ_MIN_REVISION_FALLBACK: z
+    .enum(['wait', 'primary', 'error'], { error: 'must be wait, primary or error' })
+    .default('wait'),
+  POWERCONTEXT_SERVER_DATABASE_STATEMENT_TIMEOUT_MS: number(100, 3_600_000, true).optional(),
+  POWERCONTEXT_SERVER_DATABASE_LOCK_TIMEOUT_MS: number(100, 3_600_000, true).optional(),
   POWERCONTEXT_SERVER_DATA_DIR: z
     .string()
     .min(1, { error: 'must not be empty' })
@@ -188,6 +216,12 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       'is required when POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL is set',
     );
   }
+  if (e.POWERCONTEXT_SERVER_READ_DATABASE_URL && !e.POWERCONTEXT_SERVER_DATABASE_URL) {
+    throw new ConfigurationError(
+      'POWERCONTEXT_SERVER_READ_DATABASE_URL',
+      'needs POWERCONTEXT_SERVER_DATABASE_URL (replicas serve reads of a PostgreSQL primary)',
+    );
+  }
   const generationModel = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL;
   const decisionModel = e.POWERCONTEXT_SERVER_INFERENCE_DECISION_MODEL ?? generationModel;
   const needsBaseUrl = [model, generationModel, decisionModel].some((spec) =>
@@ -220,8 +254,26 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
         : timeoutSeconds * maxRequests;
   return {
     store: e.POWERCONTEXT_SERVER_DATABASE_URL
-      ? { kind: 'postgres', connectionString: new Secret(e.POWERCONTEXT_SERVER_DATABASE_URL) }
+      ? {
+          kind: 'postgres',
+          connectionString: new Secret(e.POWERCONTEXT_SERVER_DATABASE_URL),
+          readConnectionStrings: (e.POWERCONTEXT_SERVER_READ_DATABASE_URL ?? '')
+            .split(',')
+            .map((url) => url.trim())
+            .filter((url) => url !== '')
+            .map((url) => new Secret(url)),
+          ...(e.POWERCONTEXT_SERVER_DATABASE_STATEMENT_TIMEOUT_MS === undefined
+            ? {}
+            : { statementTimeoutMs: e.POWERCONTEXT_SERVER_DATABASE_STATEMENT_TIMEOUT_MS }),
+          ...(e.POWERCONTEXT_SERVER_DATABASE_LOCK_TIMEOUT_MS === undefined
+            ? {}
+            : { lockTimeoutMs: e.POWERCONTEXT_SERVER_DATABASE_LOCK_TIMEOUT_MS }),
+        }
       : { kind: 'pglite', dataDir: e.POWERCONTEXT_SERVER_DATA_DIR },
+    reads: {
+      minRevisionWaitMs: e.POWERCONTEXT_SERVER_READ_MIN_REVISION_WAIT_MS,
+      minRevisionFallback: e.POWERCONTEXT_SERVER_READ_MIN_REVISION_FALLBACK,
+    },
     textSearchConfig: e.POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG,
     embedding: model
       ? {

@@ -32,6 +32,24 @@ import {
 } from './prepare-context.js';
 
 /**
+ * Options of a read (search, list, get, changes, context preparation). `minRevision`: the read must
+ * see at least this revision of the scope (read-your-writes across read replicas, RFC 0005): a replica
+ * that has not replayed it is waited for, then the configured fallback applies; a revision that no
+ * database has yet is refused with RevisionNotVisibleError. `onServed` is told where the read ran.
+ */
+export interface ReadOptions {
+  minRevision?: number;
+  onServed?: (target: 'primary' | 'replica') => void;
+}
+
+/** Runs one read with its options; the composition root decides where reads go. */
+export type ReadRunner = <T>(
+  scopeId: string,
+  options: ReadOptions | undefined,
+  work: () => Promise<T>,
+) => Promise<T>;
+
+/**
  * The Memory of one scope: the transport-neutral API that the server, CLI and evaluation use.
  *
  * Every write takes `WriteOptions`: `idempotencyKey` makes a repeat of the same request answer the
@@ -46,13 +64,16 @@ export interface ScopedMemory {
   revise(request: ReviseRequest, options?: WriteOptions): Promise<EntryWriteResult>;
   forget(request: EntryTarget, options?: WriteOptions): Promise<EntryWriteResult>;
   reactivate(request: EntryTarget, options?: WriteOptions): Promise<EntryWriteResult>;
-  list(request?: ListEntriesRequest): Promise<EntryPage>;
-  get(request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }>;
-  changes(request?: ListChangesRequest): Promise<ChangesPage>;
+  list(request?: ListEntriesRequest, options?: ReadOptions): Promise<EntryPage>;
+  get(request: GetEntryRequest, options?: ReadOptions): Promise<{ memory: MemoryRef; entry: EntryVersion }>;
+  changes(request?: ListChangesRequest, options?: ReadOptions): Promise<ChangesPage>;
   /** Final hits; in process, `trace` holds the rerank diagnostics when a reranker ran. */
-  search(request: SearchMemoryRequest, options?: SearchOptions): Promise<SearchResult>;
+  search(request: SearchMemoryRequest, options?: SearchOptions & ReadOptions): Promise<SearchResult>;
   /** Search (with the configured reranker), then assemble a framed context under `contract` (RFC 0008). */
-  prepareContext(request: PrepareContextRequest, options?: SearchOptions): Promise<PreparedContext>;
+  prepareContext(
+    request: PrepareContextRequest,
+    options?: SearchOptions & ReadOptions,
+  ): Promise<PreparedContext>;
   /** The assembly step of `prepareContext` alone, over the result of an earlier `search` with `request.query`. */
   assembleContext(request: AssembleSearchRequest, result: SearchResult): Promise<AssemblyReport>;
   resolveCitation(citation: Citation): Promise<ResolvedCitation>;
@@ -68,18 +89,32 @@ export interface ScopedMemory {
   ): Promise<ImportSummary>;
 }
 
-export function scopedMemory(service: MemoryService, scopeId: string): ScopedMemory {
+/** Reads run as they are: the store itself is the only database. */
+const DIRECT: ReadRunner = (_scopeId, _options, work) => work();
+
+export function scopedMemory(
+  service: MemoryService,
+  scopeId: string,
+  read: ReadRunner = DIRECT,
+): ScopedMemory {
+  const searchOptions = (options: (SearchOptions & ReadOptions) | undefined): SearchOptions | undefined => {
+    if (!options) return undefined;
+    const { minRevision: _minRevision, onServed: _onServed, ...rest } = options;
+    return rest;
+  };
   return {
     scopeId,
     remember: (request, options) => service.remember(scopeId, request, options),
     revise: (request, options) => service.revise(scopeId, request, options),
     forget: (request, options) => service.forget(scopeId, request, options),
     reactivate: (request, options) => service.reactivate(scopeId, request, options),
-    list: (request) => service.list(scopeId, request),
-    get: (request) => service.get(scopeId, request),
-    changes: (request) => service.changes(scopeId, request),
-    search: (request, options) => service.search(scopeId, request, options),
-    prepareContext: (request, options) => prepareContext(service, scopeId, request, options),
+    list: (request, options) => read(scopeId, options, () => service.list(scopeId, request)),
+    get: (request, options) => read(scopeId, options, () => service.get(scopeId, request)),
+    changes: (request, options) => read(scopeId, options, () => service.changes(scopeId, request)),
+    search: (request, options) =>
+      read(scopeId, options, () => service.search(scopeId, request, searchOptions(options))),
+    prepareContext: (request, options) =>
+      read(scopeId, options, () => prepareContext(service, scopeId, request, searchOptions(options))),
     assembleContext: (request, result) => assembleSearchResult(service, scopeId, request, result),
     resolveCitation: (citation) => service.resolveCitation(scopeId, citation),
     import: (records, options) => service.import(scopeId, records, options),

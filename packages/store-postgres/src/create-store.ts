@@ -1,10 +1,13 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './database.js';
-import { migrateToLatest } from './migrate.js';
+import { type MigrationOutcome, migrateToLatest } from './migrate.js';
+import { memoryMigrations } from './migrations/migrations.js';
+import { DEFAULT_DATABASE_BOUNDS, guardedPool, poolConfig } from './pg-pool.js';
 import { claimDataDir } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PGliteThread } from './pglite/pglite-thread.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
+import { rememberDatabase } from './rate-limits.js';
 import { guardStoreErrors, openFailure } from './store-errors.js';
 
 export interface StoreOptions {
@@ -23,6 +26,67 @@ export interface PostgresStoreOptions extends StoreOptions {
   connectionString: string;
   /** Pool size, default 10. */
   maxConnections?: number;
+  /**
+   * Bound on one statement: PostgreSQL's statement_timeout, and on the client a query the database
+   * does not answer at all is given up 250 ms later with StoreUnavailableError and its connection
+   * dropped. Default 115,000 ms.
+   */
+  statementTimeoutMs?: number;
+  /** PostgreSQL's lock_timeout. Default 115,000 ms. */
+  lockTimeoutMs?: number;
+  /** Told what the open did to the schema (the migrations this process applied). */
+  onMigrated?: (outcome: MigrationOutcome) => void;
+  /**
+   * A read replica: opened without migrating (a standby cannot be written; the primary migrates it
+   * through replication). The store must then only be read.
+   */
+  readOnly?: boolean;
+}
+
+/** The pool's state, for metrics: connections open, idle, and callers waiting for one. */
+export interface PoolUsage {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+interface PoolProbe {
+  usage(): PoolUsage;
+  query<R>(text: string): Promise<R[]>;
+}
+
+const pools = new WeakMap<PostgresMemoryStore, PoolProbe>();
+
+/** The pool usage of a store opened by createPostgresMemoryStore; undefined for any other store. */
+export function poolUsageOf(store: unknown): PoolUsage | undefined {
+  return pools.get(store as PostgresMemoryStore)?.usage();
+}
+
+/**
+ * How far a streaming replica is behind, in seconds of the primary's time: 0 when it has replayed all
+ * it received, else the age of the last transaction it replayed. Throws when the replica does not
+ * answer, or when the database is not a standby.
+ */
+export async function replicaLagSeconds(store: unknown): Promise<number> {
+  const probe = pools.get(store as PostgresMemoryStore);
+  if (!probe) throw new Error('not a store opened by createPostgresMemoryStore');
+  const [row] = await probe.query<{ standby: boolean; lag: number | string | null }>(
+    `SELECT pg_is_in_recovery() AS standby,
+            CASE WHEN pg_last_wal_receive_lsn() IS NOT DISTINCT FROM pg_last_wal_replay_lsn() THEN 0
+                 ELSE EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()) END AS lag`,
+  );
+  if (!row?.standby) throw new Error('the database is not a standby');
+  return Math.max(0, Number(row.lag ?? 0));
+}
+
+/** Whether the database answers and holds every migration this version knows (for /readyz). */
+export async function schemaState(store: unknown): Promise<{ current: boolean; missing: string[] }> {
+  const probe = pools.get(store as PostgresMemoryStore);
+  if (!probe) return { current: true, missing: [] };
+  const rows = await probe.query<{ name: string }>('SELECT name FROM kysely_migration');
+  const applied = new Set(rows.map((row) => row.name));
+  const missing = Object.keys(await memoryMigrations.getMigrations()).filter((name) => !applied.has(name));
+  return { current: missing.length === 0, missing };
 }
 
 const ITERATIVE_SCAN = 'SET hnsw.iterative_scan = strict_order';
@@ -61,11 +125,12 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
   const textSearchConfig = options.textSearchConfig ?? 'english';
   // Loaded on first use, so the embedded store never loads the PostgreSQL client.
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: options.maxConnections ?? 10,
-    connectionTimeoutMillis: 5_000,
-  });
+  const pool = new pg.Pool(
+    poolConfig(options.connectionString, options.maxConnections ?? 10, {
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_DATABASE_BOUNDS.statementTimeoutMs,
+      lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_DATABASE_BOUNDS.lockTimeoutMs,
+    }),
+  );
   pool.on('connect', (client) => {
     // A client that loses its connection while checked out (mid-query) also emits 'error'; the query
     // itself fails with the error, so this listener only keeps the event from crashing the process.
@@ -74,10 +139,19 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
   try {
-    await guardStoreErrors(() => migrateToLatest(db, textSearchConfig));
-    return new PostgresMemoryStore({ db, textSearchConfig, ...exactLimit(options) });
+    if (!options.readOnly) {
+      const outcome = await guardStoreErrors(() => migrateToLatest(db, textSearchConfig));
+      options.onMigrated?.(outcome);
+    }
+    const store = new PostgresMemoryStore({ db, textSearchConfig, ...exactLimit(options) });
+    rememberDatabase(store, db);
+    pools.set(store, {
+      usage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      query: async <R>(text: string) => (await pool.query(text)).rows as R[],
+    });
+    return store;
   } catch (error) {
     await db.destroy().catch(() => {});
     throw openFailure(error, options.connectionString);

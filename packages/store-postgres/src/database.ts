@@ -67,6 +67,8 @@ export interface Database {
     created_at: Date;
     expires_at: Date;
   };
+  /** Per-key token buckets shared by server processes; migration 0010. */
+  pc_rate_limits: { key_id: string; tokens: number; allowed: boolean; updated_at: Date };
   /** Active entries at `revision` without a vector of the profile; migration 0004. */
   pc_scope_vector_statistics: {
     scope_id: string;

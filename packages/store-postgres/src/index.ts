@@ -2,13 +2,31 @@ export {
   createPGliteMemoryStore,
   createPostgresMemoryStore,
   type PGliteStoreOptions,
+  type PoolUsage,
   type PostgresStoreOptions,
+  poolUsageOf,
+  replicaLagSeconds,
   type StoreOptions,
+  schemaState,
 } from './create-store.js';
 export type { Database } from './database.js';
-export { migrateToLatest } from './migrate.js';
+export { MIGRATION_LOCK_KEY, type MigrationOutcome, migrateToLatest } from './migrate.js';
+export { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from './pg-pool.js';
 export { installedPGliteVersion } from './pglite/open-pglite.js';
 export { createPGliteDialect } from './pglite/pglite-driver.js';
 export { type PGliteHandle, type PGliteSession, PGliteThread } from './pglite/pglite-thread.js';
 export { PostgresMemoryStore, type PostgresMemoryStoreOptions } from './postgres-memory-store.js';
-export { isUnavailable } from './store-errors.js';
+export {
+  PostgresRateLimits,
+  postgresRateLimitsOf,
+  type SharedRateDecision,
+} from './rate-limits.js';
+export {
+  assertRevisionVisible,
+  type ReadOutcome,
+  type ReadTarget,
+  type ReplicaMember,
+  ReplicatedStore,
+  type ReplicatedStoreOptions,
+} from './replicated-store.js';
+export { describeConnectionTarget, isUnavailable } from './store-errors.js';

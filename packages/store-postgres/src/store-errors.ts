@@ -14,14 +14,23 @@ export function isUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
-    // 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now; 53300: too many connections.
-    if (CONNECTION_ERRNO.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '53300')
+    // 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now; 53300: too many connections;
+    // 57014 and 55P03: a statement cancelled by statement_timeout or lock_timeout (a database too slow to
+    // answer within the store's bound, RFC 0005).
+    if (
+      CONNECTION_ERRNO.has(code) ||
+      code.startsWith('08') ||
+      /^57P0[1-3]$/.test(code) ||
+      code === '53300' ||
+      code === '57014' ||
+      code === '55P03'
+    )
       return true;
   }
   if (error instanceof AggregateError) return error.errors.some(isUnavailable);
   return (
     typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/.test(
       message,
     )
   );

@@ -15,6 +15,7 @@ export const ERROR_STATUS: Record<ServerErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   revision_conflict: 409,
+  revision_not_visible: 409,
   capability_unavailable: 409,
   payload_too_large: 413,
   rate_limited: 429,

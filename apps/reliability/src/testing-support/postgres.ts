@@ -62,6 +62,38 @@ export interface PrivateCluster {
 }
 
 export async function startPrivateCluster(): Promise<PrivateCluster> {
+  const { dir, dataDir, exec } = await clusterDir();
+  await exec('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+  return startIn(dir, dataDir, exec);
+}
+
+/**
+ * A streaming replica of `primary` (`pg_basebackup -R`: a copy of the primary's data directory that
+ * starts as a hot standby and follows the primary's WAL), in a temporary directory on a port of its
+ * own. `stop`/`start`/`destroy` act on the replica only.
+ */
+export async function startStreamingReplica(primary: PrivateCluster): Promise<PrivateCluster> {
+  const { dir, dataDir, exec } = await clusterDir();
+  await exec('pg_basebackup', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(primary.port),
+    '-U',
+    'postgres',
+    '-D',
+    dataDir,
+    '-R',
+    '-X',
+    'stream',
+    '--no-sync',
+  ]);
+  return startIn(dir, dataDir, exec);
+}
+
+type Exec = (command: string, args: string[]) => Promise<unknown>;
+
+async function clusterDir(): Promise<{ dir: string; dataDir: string; exec: Exec }> {
   const bin = await postgresBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'pc-reliability-pg-'));
   const dataDir = join(dir, 'data');
@@ -71,11 +103,14 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     chownSync(dir, uid, gid);
   }
   chmodSync(dir, 0o700);
-  const exec = (command: string, args: string[]) =>
+  const exec: Exec = (command, args) =>
     asRoot
       ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args])
       : run(join(bin, command), args);
-  await exec('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+  return { dir, dataDir, exec };
+}
+
+async function startIn(dir: string, dataDir: string, exec: Exec): Promise<PrivateCluster> {
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=50`;
   const start = async () => {

@@ -182,7 +182,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: the runtime is open and the server is not shutting down */
+    /**
+     * Readiness: the runtime is open, the database answers and holds every migration
+     * @description Not ready (503): starting or shutting down (not_ready), or the primary database did not answer within 2 s or misses a migration (database_unavailable). Read replicas are reported with their lag; they never make the server unready.
+     */
     get: {
       parameters: {
         query?: never;
@@ -198,11 +201,68 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['HealthResponse'];
+            'application/json': components['schemas']['ReadyResponse'];
           };
         };
         /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
         503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Prometheus metrics: requests, search latency, rerank outcomes, pool usage, replica lag
+     * @description The Prometheus text format. With API keys configured it needs a valid key (any permission), like the API; without keys the server serves loopback only.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The metrics, in the Prometheus text exposition format 0.0.4. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': string;
+          };
+        };
+        /** @description Missing or unknown API key (unauthenticated). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Unknown entry or revision (not_found). */
+        404: {
           headers: {
             [name: string]: unknown;
           };
@@ -288,7 +348,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable). */
+        /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
           headers: {
             [name: string]: unknown;
@@ -680,7 +740,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable). */
+        /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
           headers: {
             [name: string]: unknown;
@@ -828,7 +888,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable). */
+        /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
           headers: {
             [name: string]: unknown;
@@ -976,7 +1036,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable). */
+        /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
           headers: {
             [name: string]: unknown;
@@ -1232,7 +1292,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable). */
+        /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
           headers: {
             [name: string]: unknown;
@@ -1366,7 +1426,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable). */
+        /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
           headers: {
             [name: string]: unknown;
@@ -1479,6 +1539,7 @@ export interface components {
           | 'not_found'
           | 'method_not_allowed'
           | 'revision_conflict'
+          | 'revision_not_visible'
           | 'capability_unavailable'
           | 'payload_too_large'
           | 'rate_limited'
@@ -1522,6 +1583,24 @@ export interface components {
     HealthResponse: {
       /** @enum {string} */
       status: 'ok' | 'ready';
+    };
+    ReadyResponse: {
+      /** @enum {string} */
+      status: 'ready';
+      database: {
+        reachable: boolean;
+        /** @description The database holds every migration of this version. */
+        migrations_current: boolean;
+      };
+      /** @description Each read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL); a lagging or down replica does not make the server unready: reads go to the primary. */
+      replicas: {
+        /** @description host:port/database of the replica. */
+        name: string;
+        /** @description Seconds since the last transaction the replica replayed (0 when it has replayed all it received); null when it did not answer. */
+        lag_seconds: number | null;
+        /** @description Skipped by reads after a connection failure (retried after 5 s). */
+        down: boolean;
+      }[];
     };
     RememberResponse: {
       memory: components['schemas']['ArtifactRef'];
@@ -1623,6 +1702,8 @@ export interface components {
       cursor?: string;
       /** @description Page size, 1-200; default 50. */
       limit?: number;
+      /** @description Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports. */
+      min_revision?: number;
     };
     GetEntryResponse: {
       memory: components['schemas']['ArtifactRef'];
@@ -1637,6 +1718,8 @@ export interface components {
       /** Format: uuid */
       entry_id: string;
       revision?: number;
+      /** @description Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports. */
+      min_revision?: number;
     };
     EntryWriteResponse: {
       memory: components['schemas']['ArtifactRef'];
@@ -1708,6 +1791,8 @@ export interface components {
       cursor?: string;
       /** @description Page size, 1-200; default 50. */
       limit?: number;
+      /** @description Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports. */
+      min_revision?: number;
     };
     SearchResponse: {
       /** @description The revision every hit cites; null when the scope was never written. */
@@ -1821,6 +1906,8 @@ export interface components {
        * @enum {string}
        */
       explain?: 'redacted';
+      /** @description Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports. */
+      min_revision?: number;
     };
     PrepareContextResponse: {
       /** @description The revision the context was read from; null when the scope was never written. */
@@ -1950,6 +2037,8 @@ export interface components {
        */
       mode?: 'auto' | 'fts' | 'vector' | 'hybrid';
       contract?: components['schemas']['AssemblyContractRequest'];
+      /** @description Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports. */
+      min_revision?: number;
     };
     /** @description The assembly contract (RFC 0008). Every field is optional; defaults fill the rest. */
     AssemblyContractRequest: {

@@ -2,6 +2,7 @@
 export type PowerContextErrorCode =
   | 'invalid_request'
   | 'revision_conflict'
+  | 'revision_not_visible'
   | 'not_found'
   | 'capability_unavailable'
   | 'invalid_citation'

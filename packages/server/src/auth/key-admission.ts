@@ -1,7 +1,15 @@
 import { ApiError } from '../http/api-error.js';
-import type { ApiKeyRecord } from './api-keys.js';
+import type { ApiKeyRecord, RateLimit } from './api-keys.js';
 import type { Principal } from './principal.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { RateDecision } from './rate-limiter.js';
+
+/**
+ * Where the keys' token buckets are kept: this process (RateLimiter, the default) or the database,
+ * shared by every process on it (POWERCONTEXT_SERVER_RATE_LIMIT_STORE=postgres).
+ */
+export interface RateLimitStore {
+  take(keyId: string, limit: RateLimit): RateDecision | Promise<RateDecision>;
+}
 
 /** Gives back an in-flight slot; calling it again does nothing. */
 export type Release = () => void;
@@ -16,12 +24,12 @@ export type Release = () => void;
 export class KeyAdmission {
   readonly #inFlight = new Map<string, number>();
 
-  constructor(readonly rateLimiter: RateLimiter | undefined) {}
+  constructor(readonly rateLimiter: RateLimitStore | undefined) {}
 
   /** Takes a token of the key's rate limit; throws `rate_limited` when none is left. */
-  charge(principal: Principal): void {
+  async charge(principal: Principal): Promise<void> {
     const key = keyOf(principal);
-    const decision = key && this.rateLimiter?.take(key.keyId, key.rateLimit);
+    const decision = key && (await this.rateLimiter?.take(key.keyId, key.rateLimit));
     if (decision && !decision.allowed) {
       throw new ApiError('rate_limited', `Rate limit of key "${key.keyId}" exceeded`, {
         retryable: true,
@@ -54,8 +62,8 @@ export class KeyAdmission {
   }
 
   /** `charge`, then `enter`: what one unit of memory work needs. */
-  admit(principal: Principal): Release {
-    this.charge(principal);
+  async admit(principal: Principal): Promise<Release> {
+    await this.charge(principal);
     return this.enter(principal);
   }
 }

@@ -3,6 +3,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { ApiKeyRecord } from '../auth/api-keys.js';
 import type { KeyAdmission, Release } from '../auth/key-admission.js';
 import type { Principal } from '../auth/principal.js';
+import type { ServerMetrics } from '../metrics/metrics.js';
 
 /** A write whose transaction has begun: from then on it may commit, whoever stops waiting for it. */
 export interface StartedWrite {
@@ -46,7 +47,7 @@ export type McpHttpHandler = (
     /** The JSON-RPC body, already read and checked by the route. */
     parsedBody: unknown;
     /** Charges one tool call to the caller's key (rate limit and in-flight slot); throws `rate_limited`. */
-    admitToolCall: () => Release;
+    admitToolCall: () => Release | Promise<Release>;
     /** The request's signal: its timeout abandons tool writes that have not begun their transaction. */
     signal?: AbortSignal;
     /** Told when a tool's write begins its transaction (a timeout then answers write_outcome_unknown). */
@@ -66,6 +67,8 @@ export interface AppOptions {
   /** Host and Origin rules; default: loopback only without keys, no foreign origins with keys. */
   origins?: OriginPolicy;
   mcp?: McpHttpHandler;
+  /** Prometheus metrics, served at /metrics; without them /metrics answers 404. */
+  metrics?: ServerMetrics;
 }
 
 /** Which browsers' pages may call the server, and under which host names it may be reached. */

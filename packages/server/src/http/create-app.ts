@@ -8,6 +8,7 @@ import { accessLog } from './middleware/access-log.js';
 import { authenticate } from './middleware/authenticate.js';
 import { inFlightSlot } from './middleware/in-flight-slot.js';
 import { originGuard } from './middleware/origin-guard.js';
+import { recordMetrics } from './middleware/record-metrics.js';
 import { rejectProtoKeys } from './middleware/reject-proto-keys.js';
 import { requestId } from './middleware/request-id.js';
 import { requestTimeout } from './middleware/request-timeout.js';
@@ -59,6 +60,13 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     },
   });
   const timeout = requestTimeout(options.requestTimeoutMs);
+  if (options.metrics)
+    app.use(
+      '*',
+      recordMetrics(options.metrics, () => app.routes),
+    );
+  // /metrics reads like the API: with keys it needs one (no rate-limit token, no permission).
+  app.use('/metrics', timeout, authenticate(options.auth, undefined, { charge: false }));
   app.use('/v1/*', timeout, authenticate(options.auth, options.admission, { charge: true }));
   // Memory work holds one of the key's in-flight slots while it runs (MCP: each tool call does), and
   // so does listing the scopes, which reads the store for a key of every scope.
@@ -86,7 +94,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
       const context = {
         runtime: requireRuntime(options.runtime),
         principal,
-        admitToolCall: () => options.admission?.admit(principal) ?? (() => {}),
+        admitToolCall: async () => (await options.admission?.admit(principal)) ?? (() => {}),
         // The request timeout abandons tool writes that have not begun, and answers
         // write_outcome_unknown once one has.
         signal: c.get('signal'),

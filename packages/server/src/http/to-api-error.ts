@@ -24,6 +24,7 @@ const RETRY_AFTER_SECONDS: Partial<Record<ApiErrorCode, number>> = {
   rerank_deadline: 1,
   rerank_saturated: 1,
   database_unavailable: 1,
+  revision_not_visible: 1,
   not_ready: 1,
   request_timeout: 1,
   write_outcome_unknown: 1,
@@ -32,6 +33,7 @@ const RETRY_AFTER_SECONDS: Partial<Record<ApiErrorCode, number>> = {
 const CORE_CODES: Record<PowerContextErrorCode, ApiErrorCode> = {
   invalid_request: 'invalid_request',
   revision_conflict: 'revision_conflict',
+  revision_not_visible: 'revision_not_visible',
   not_found: 'not_found',
   capability_unavailable: 'capability_unavailable',
   invalid_citation: 'invalid_citation',

@@ -11,7 +11,7 @@ export interface McpHttpContext {
   /** The JSON-RPC body the route already read and checked (batch size); undefined: read it here. */
   parsedBody?: unknown;
   /** Charges a tool call to the caller's key (its rate limit and an in-flight slot). */
-  admitToolCall?: () => () => void;
+  admitToolCall?: () => (() => void) | Promise<() => void>;
   /** Told about failures that are not our typed errors (the caller sees `internal_error`). */
   onInternalError?: (error: unknown, tool: string) => void;
   /** The request's signal: its timeout abandons tool writes that have not begun their transaction. */

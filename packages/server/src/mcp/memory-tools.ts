@@ -51,7 +51,7 @@ export interface MemoryMcpServerOptions {
    * returning the release. A throw (`rate_limited`) makes that call an `isError` result; other calls
    * of the same batch are charged on their own.
    */
-  admitToolCall?: () => () => void;
+  admitToolCall?: () => (() => void) | Promise<() => void>;
   /** The HTTP request's signal: its timeout abandons writes that have not begun their transaction. */
   signal?: AbortSignal;
   /** Told when a tool's write begins its transaction: from then on it may commit. */
@@ -101,7 +101,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   async function admitted(tool: string, body: () => Promise<CallToolResult>): Promise<CallToolResult> {
     let release: () => void;
     try {
-      release = options.admitToolCall?.() ?? (() => {});
+      release = (await options.admitToolCall?.()) ?? (() => {});
     } catch (error) {
       return errorResult(toToolError(error));
     }

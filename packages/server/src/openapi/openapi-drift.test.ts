@@ -22,6 +22,7 @@ describe('openapi/powercontext.yaml', () => {
     expect(Object.keys(document.paths).sort()).toEqual(
       [
         '/healthz',
+        '/metrics',
         '/readyz',
         '/v1/capabilities',
         '/v1/scopes',

@@ -13,6 +13,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { ServerMetrics } from '../metrics/metrics.js';
 import { GatedStore } from '../testing-support/gated-store.js';
 import type { CallResult } from '../testing-support/http-call.js';
 import { createTestApp } from '../testing-support/in-process-app.js';
@@ -31,7 +32,10 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  */
 
 interface OperationDoc {
-  responses: Record<string, { content?: { 'application/json'?: { schema: unknown } } }>;
+  responses: Record<
+    string,
+    { content?: { 'application/json'?: { schema: unknown }; 'text/plain'?: { schema: unknown } } }
+  >;
 }
 type PathsDoc = Record<string, Record<string, OperationDoc>>;
 
@@ -76,6 +80,11 @@ function conforms(method: 'GET' | 'POST', path: string, response: CallResult<unk
   const key = `${method} ${path} ${response.status}`;
   const declaration = document.paths[path]?.[method.toLowerCase()]?.responses[String(response.status)];
   expect(declaration, `${key} is not declared in ${OPENAPI_PATH} (body: ${response.text})`).toBeDefined();
+  if (declaration?.content?.['text/plain']) {
+    expect(response.headers.get('content-type') ?? '').toMatch(/^text\/plain/u);
+    covered.add(key);
+    return;
+  }
   expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/u);
   const schema = declaration!.content?.['application/json']?.schema;
   expect(schema, `${key} declares no JSON body`).toBeDefined();
@@ -431,6 +440,25 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     const noRoute = await call('/v1/memory/nothing', {}, { key: ALL });
     expect(noRoute.status).toBe(404);
     for (const response of [wrongMethod, noRoute]) expect(validate(response.json), response.text).toBe(true);
+  });
+
+  it('/metrics: 200 Prometheus text with a key, 401 without one, 404 on a server without metrics', async () => {
+    const metrics = new ServerMetrics();
+    const { call } = createTestApp(runtime, { metrics });
+    const searched = await call('/v1/memory/search', { scope_id: 'alpha', query: 'anything' }, { key: ALL });
+    expect(searched.status, searched.text).toBe(200);
+    const scraped = await call('/metrics', undefined, { key: ALL });
+    expect(scraped.status).toBe(200);
+    conforms('GET', '/metrics', scraped);
+    expect(scraped.text).toMatch(
+      /^powercontext_http_requests_total\{route="\/v1\/memory\/search",method="POST",code="200"\} 1$/mu,
+    );
+    const anonymous = await call('/metrics');
+    expect(anonymous.status).toBe(401);
+    conforms('GET', '/metrics', anonymous);
+    const without = await createTestApp(runtime).call('/metrics', undefined, { key: ALL });
+    expect(without.status).toBe(404);
+    conforms('GET', '/metrics', without);
   });
 
   it('covered every route and status the document declares', () => {

@@ -26,6 +26,31 @@ describe('loadServerConfig', () => {
     expect(config.runtime.store).toEqual({ kind: 'pglite', dataDir: './.powercontext/data' });
   });
 
+  it('bounds database statements 5 s under the request timeout unless set, and keeps rate limits per process by default', () => {
+    const url = 'postgres://db/memory';
+    const statementTimeout = (env: Record<string, string>) => {
+      const store = loadServerConfig({ POWERCONTEXT_SERVER_DATABASE_URL: url, ...env }).runtime.store;
+      return store.kind === 'postgres' ? store.statementTimeoutMs : undefined;
+    };
+    expect(statementTimeout({})).toBe(115_000);
+    expect(statementTimeout({ POWERCONTEXT_SERVER_REQUEST_TIMEOUT_MS: '30000' })).toBe(25_000);
+    expect(statementTimeout({ POWERCONTEXT_SERVER_REQUEST_TIMEOUT_MS: '2000' })).toBe(7_000);
+    expect(statementTimeout({ POWERCONTEXT_SERVER_DATABASE_STATEMENT_TIMEOUT_MS: '1500' })).toBe(1_500);
+    expect(loadServerConfig({}).rateLimitStore).toBe('memory');
+    expect(
+      loadServerConfig({
+        POWERCONTEXT_SERVER_DATABASE_URL: url,
+        POWERCONTEXT_SERVER_RATE_LIMIT_STORE: 'postgres',
+      }).rateLimitStore,
+    ).toBe('postgres');
+    expect(() => loadServerConfig({ POWERCONTEXT_SERVER_RATE_LIMIT_STORE: 'postgres' })).toThrow(
+      /POWERCONTEXT_SERVER_RATE_LIMIT_STORE: is postgres, which needs POWERCONTEXT_SERVER_DATABASE_URL/u,
+    );
+    expect(() => loadServerConfig({ POWERCONTEXT_SERVER_RATE_LIMIT_STORE: 'redis' })).toThrow(
+      /POWERCONTEXT_SERVER_RATE_LIMIT_STORE: must be memory or postgres/u,
+    );
+  });
+
   it('lets flags override the environment variables of the same names', () => {
     const env = {
       POWERCONTEXT_SERVER_HOST: '0.0.0.0',

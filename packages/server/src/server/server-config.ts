@@ -23,6 +23,7 @@ export const SERVER_SETTINGS = {
   logLevel: 'POWERCONTEXT_SERVER_LOG_LEVEL',
   allowedOrigins: 'POWERCONTEXT_SERVER_ALLOWED_ORIGINS',
   maxInFlightPerKey: 'POWERCONTEXT_SERVER_MAX_IN_FLIGHT_PER_KEY',
+  rateLimitStore: 'POWERCONTEXT_SERVER_RATE_LIMIT_STORE',
 } as const;
 
 export const SERVER_DEFAULTS = {
@@ -33,6 +34,7 @@ export const SERVER_DEFAULTS = {
   shutdownTimeoutMs: 30_000,
   logLevel: 'info' as LogLevel,
   maxInFlightPerKey: DEFAULT_MAX_IN_FLIGHT,
+  rateLimitStore: 'memory' as 'memory' | 'postgres',
 };
 
 /** Command-line flags; each overrides the environment variable of the same name. */
@@ -54,6 +56,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Keyed mode: foreign page origins allowed to call with a key (CORS, no credentials). */
   allowedOrigins: ReadonlySet<string>;
+  /** Where per-key rate limits are kept: this process (memory) or the PostgreSQL database, shared. */
+  rateLimitStore: 'memory' | 'postgres';
   runtime: RuntimeConfig;
 }
 
@@ -110,6 +114,27 @@ export function loadServerConfig(
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigurationError(SERVER_SETTINGS.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
   }
+  const requestTimeoutMs =
+    integer(SERVER_SETTINGS.requestTimeoutMs, value(SERVER_SETTINGS.requestTimeoutMs), 100, 3_600_000) ??
+    SERVER_DEFAULTS.requestTimeoutMs;
+  const runtime = loadRuntimeConfig(runtimeEnv);
+  if (runtime.store.kind === 'postgres' && runtime.store.statementTimeoutMs === undefined) {
+    // 5 s under the request timeout, so a database that hangs is answered 503 database_unavailable
+    // by the store before the request timeout answers request_timeout. A request timeout under 10 s
+    // answers first anyway; the statement bound then only frees the connection 5 s after it.
+    runtime.store.statementTimeoutMs =
+      requestTimeoutMs >= 10_000 ? requestTimeoutMs - 5_000 : requestTimeoutMs + 5_000;
+  }
+  const rateLimitStore = value(SERVER_SETTINGS.rateLimitStore) ?? SERVER_DEFAULTS.rateLimitStore;
+  if (rateLimitStore !== 'memory' && rateLimitStore !== 'postgres') {
+    throw new ConfigurationError(SERVER_SETTINGS.rateLimitStore, 'must be memory or postgres');
+  }
+  if (rateLimitStore === 'postgres' && runtime.store.kind !== 'postgres') {
+    throw new ConfigurationError(
+      SERVER_SETTINGS.rateLimitStore,
+      'is postgres, which needs POWERCONTEXT_SERVER_DATABASE_URL (the embedded store keeps limits per process)',
+    );
+  }
   return {
     host,
     port: port ?? SERVER_DEFAULTS.port,
@@ -117,15 +142,14 @@ export function loadServerConfig(
     bodyLimitBytes:
       integer(SERVER_SETTINGS.bodyLimitBytes, value(SERVER_SETTINGS.bodyLimitBytes), 1_024, 1_073_741_824) ??
       SERVER_DEFAULTS.bodyLimitBytes,
-    requestTimeoutMs:
-      integer(SERVER_SETTINGS.requestTimeoutMs, value(SERVER_SETTINGS.requestTimeoutMs), 100, 3_600_000) ??
-      SERVER_DEFAULTS.requestTimeoutMs,
+    requestTimeoutMs,
     shutdownTimeoutMs:
       integer(SERVER_SETTINGS.shutdownTimeoutMs, value(SERVER_SETTINGS.shutdownTimeoutMs), 0, 3_600_000) ??
       SERVER_DEFAULTS.shutdownTimeoutMs,
     logLevel: logLevel as LogLevel,
     allowedOrigins: origins.origins,
-    runtime: loadRuntimeConfig(runtimeEnv),
+    rateLimitStore,
+    runtime,
   };
 }
 

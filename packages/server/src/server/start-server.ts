@@ -4,11 +4,12 @@ import { createAdaptorServer } from '@hono/node-server';
 import { loadTokenizer } from '@powercontext/context-assembly';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import type { Logger as PinoLogger } from 'pino';
-import { KeyAdmission } from '../auth/key-admission.js';
+import { KeyAdmission, type RateLimitStore } from '../auth/key-admission.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
 import type { McpHttpHandler } from '../http/app-env.js';
 import { createApp } from '../http/create-app.js';
 import { toRuntimeLogger } from '../logging/create-logger.js';
+import { ServerMetrics } from '../metrics/metrics.js';
 import type { ServerConfig } from './server-config.js';
 
 export interface StartServerOptions {
@@ -36,13 +37,27 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   const { logger } = options;
   let runtime: Runtime | undefined;
   let accepting = true;
+  const metrics = new ServerMetrics();
+  const inProcess = new RateLimiter();
+  // With POWERCONTEXT_SERVER_RATE_LIMIT_STORE=postgres, every process on the database spends one
+  // budget per key; until the runtime is open no request is admitted anyway (not_ready).
+  const limits: RateLimitStore =
+    config.rateLimitStore === 'postgres'
+      ? {
+          take: (keyId, limit) => {
+            const shared = runtime?.sharedRateLimits;
+            return shared ? shared.take(keyId, limit) : inProcess.take(keyId, limit);
+          },
+        }
+      : inProcess;
   const app = createApp({
+    metrics,
     runtime: () => (accepting ? runtime : undefined),
     auth: config.auth,
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     requestTimeoutMs: config.requestTimeoutMs,
-    admission: new KeyAdmission(new RateLimiter()),
+    admission: new KeyAdmission(limits),
     origins: { loopbackOnly: config.auth.kind === 'local', allowedOrigins: config.allowedOrigins },
     ...(options.mcp ? { mcp: options.mcp } : {}),
   });
@@ -54,7 +69,13 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   try {
     const open =
       options.openRuntime ??
-      ((current, log) => createRuntime({ config: current.runtime, logger: toRuntimeLogger(log) }));
+      ((current, log) =>
+        createRuntime({
+          config: current.runtime,
+          logger: toRuntimeLogger(log),
+          additionalObserver: metrics.observer,
+          onRead: (target) => metrics.read(target),
+        }));
     runtime = await open(config, logger);
   } catch (error) {
     await closeServer(server, 0);

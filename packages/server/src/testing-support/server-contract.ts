@@ -86,7 +86,11 @@ export function describeServerContract(name: string, options: ServerContractOpti
 
     it('serves liveness, readiness and capabilities, and echoes the request id', async () => {
       expect((await call('/healthz')).json).toEqual({ status: 'ok' });
-      expect((await call('/readyz')).json).toEqual({ status: 'ready' });
+      expect((await call('/readyz')).json).toEqual({
+        status: 'ready',
+        database: { reachable: true, migrations_current: true },
+        replicas: [],
+      });
       const capabilities = await call<CapabilitiesResponse>('/v1/capabilities', undefined, {
         key: READER,
         headers: { 'x-request-id': 'contract-1' },

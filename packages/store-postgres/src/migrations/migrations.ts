@@ -256,6 +256,19 @@ const ACCENT_FOLDING_DDL = [
 ];
 
 /**
+ * Per-key rate limits kept in the database (migration 0010; issue 16, RFC 0005 "More than one
+ * server"): one token bucket per API key, shared by every server process, updated in one statement.
+ */
+const RATE_LIMITS_DDL = [
+  `CREATE TABLE pc_rate_limits (
+  key_id text PRIMARY KEY,
+  tokens double precision NOT NULL,
+  allowed boolean NOT NULL,
+  updated_at timestamptz NOT NULL
+)`,
+];
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -290,6 +303,11 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>) {
       await sql`CREATE EXTENSION IF NOT EXISTS unaccent`.execute(db);
       for (const statement of ACCENT_FOLDING_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0010_rate_limits': {
+    async up(db: Kysely<unknown>) {
+      for (const statement of RATE_LIMITS_DDL) await sql.raw(statement).execute(db);
     },
   },
 };

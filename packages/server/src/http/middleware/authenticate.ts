@@ -32,7 +32,7 @@ export function authenticate(
     const key = findApiKey(auth.keys, match[1]!);
     if (!key) throw new ApiError('unauthenticated', 'The API key is not valid', { headers: CHALLENGE });
     c.set('principal', key);
-    if (charge) admission?.charge(key);
+    if (charge) await admission?.charge(key);
     return next();
   };
 }

@@ -4,7 +4,7 @@ import { toContractInput, toPreparedContext } from '../context-wire.js';
 import { errorResponses } from '../schemas/common-schemas.js';
 import { prepareContextRequestSchema, prepareContextResponseSchema } from '../schemas/context-schemas.js';
 import { jsonBody, jsonOk } from './json-body.js';
-import { authorize, requireRuntime } from './route-helpers.js';
+import { authorize, readOptions, requireRuntime } from './route-helpers.js';
 
 const prepareRoute = createRoute({
   method: 'post',
@@ -36,7 +36,7 @@ export function registerContextRoute(app: OpenAPIHono<AppEnv>, options: AppOptio
         ...(body.mode === undefined ? {} : { mode: body.mode }),
         ...(contract === undefined ? {} : { contract }),
       },
-      { signal: c.get('signal') },
+      { signal: c.get('signal'), ...readOptions(body) },
     );
     return c.json(toPreparedContext(prepared), 200);
   });

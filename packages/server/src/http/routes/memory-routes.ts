@@ -28,7 +28,7 @@ import {
   toOptionalArtifactRef,
 } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
-import { authorize, markReplayed, requireRuntime, writeOptions } from './route-helpers.js';
+import { authorize, markReplayed, readOptions, requireRuntime, writeOptions } from './route-helpers.js';
 
 const COMMON_ERRORS = [400, 401, 403, 413, 422, 429, 500, 503] as const;
 const security = [{ bearerAuth: [] }];
@@ -189,12 +189,15 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
     authorize(c, body.scope_id, 'read');
     const page = await requireRuntime(options.runtime)
       .memory.forScope(body.scope_id)
-      .list({
-        ...(body.state === undefined ? {} : { state: body.state }),
-        ...(body.revision === undefined ? {} : { revision: body.revision }),
-        ...(body.cursor === undefined ? {} : { cursor: body.cursor }),
-        ...(body.limit === undefined ? {} : { limit: body.limit }),
-      });
+      .list(
+        {
+          ...(body.state === undefined ? {} : { state: body.state }),
+          ...(body.revision === undefined ? {} : { revision: body.revision }),
+          ...(body.cursor === undefined ? {} : { cursor: body.cursor }),
+          ...(body.limit === undefined ? {} : { limit: body.limit }),
+        },
+        readOptions(body),
+      );
     return c.json(
       {
         memory: toOptionalArtifactRef(page.memory),
@@ -210,7 +213,10 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
     authorize(c, body.scope_id, 'read');
     const { memory, entry } = await requireRuntime(options.runtime)
       .memory.forScope(body.scope_id)
-      .get({ entryId: body.entry_id, ...(body.revision === undefined ? {} : { revision: body.revision }) });
+      .get(
+        { entryId: body.entry_id, ...(body.revision === undefined ? {} : { revision: body.revision }) },
+        readOptions(body),
+      );
     return c.json({ memory: toArtifactRef(memory), entry: toEntryVersion(entry) }, 200);
   });
 
@@ -257,12 +263,15 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
     authorize(c, body.scope_id, 'read');
     const page = await requireRuntime(options.runtime)
       .memory.forScope(body.scope_id)
-      .changes({
-        ...(body.from_revision === undefined ? {} : { fromRevision: body.from_revision }),
-        ...(body.to_revision === undefined ? {} : { toRevision: body.to_revision }),
-        ...(body.cursor === undefined ? {} : { cursor: body.cursor }),
-        ...(body.limit === undefined ? {} : { limit: body.limit }),
-      });
+      .changes(
+        {
+          ...(body.from_revision === undefined ? {} : { fromRevision: body.from_revision }),
+          ...(body.to_revision === undefined ? {} : { toRevision: body.to_revision }),
+          ...(body.cursor === undefined ? {} : { cursor: body.cursor }),
+          ...(body.limit === undefined ? {} : { limit: body.limit }),
+        },
+        readOptions(body),
+      );
     return c.json(
       {
         memory: toOptionalArtifactRef(page.memory),

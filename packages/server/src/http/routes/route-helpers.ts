@@ -51,3 +51,8 @@ export function authorize(c: Context<AppEnv>, scopeId: string, permission: Permi
     throw new ApiError('permission_forbidden', `This API key lacks the ${permission} permission`);
   }
 }
+
+/** The read options of a read route: its `min_revision`, when the body has one. */
+export function readOptions(body: { min_revision?: number | undefined }): { minRevision?: number } {
+  return body.min_revision === undefined ? {} : { minRevision: body.min_revision };
+}

@@ -5,7 +5,7 @@ import { errorResponses } from '../schemas/common-schemas.js';
 import { searchRequestSchema, searchResponseSchema } from '../schemas/search-schemas.js';
 import { toOptionalArtifactRef, toSearchHit } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
-import { authorize, requireRuntime } from './route-helpers.js';
+import { authorize, readOptions, requireRuntime } from './route-helpers.js';
 
 const searchRoute = createRoute({
   method: 'post',
@@ -36,7 +36,11 @@ export function registerSearchRoute(app: OpenAPIHono<AppEnv>, options: AppOption
         ...(body.mode === undefined ? {} : { mode: body.mode }),
       },
       // Explain reads where each hit's lexical match came from: one more read, only when asked for.
-      { signal: c.get('signal'), ...(body.explain === undefined ? {} : { explain: true }) },
+      {
+        signal: c.get('signal'),
+        ...(body.explain === undefined ? {} : { explain: true }),
+        ...readOptions(body),
+      },
     );
     const memory = result.memory;
     const response = {

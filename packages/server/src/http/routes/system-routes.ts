@@ -1,10 +1,13 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Runtime, RuntimeStatus } from '@powercontext/runtime';
 import { scopesOf } from '../../auth/scopes-of.js';
+import { ApiError } from '../api-error.js';
 import type { AppEnv, AppOptions } from '../app-env.js';
 import { errorResponses } from '../schemas/common-schemas.js';
 import {
   capabilitiesResponseSchema,
   healthResponseSchema,
+  readyResponseSchema,
   scopesResponseSchema,
 } from '../schemas/system-schemas.js';
 import { jsonOk } from './json-body.js';
@@ -47,13 +50,51 @@ const readyRoute = createRoute({
   method: 'get',
   path: '/readyz',
   tags: ['system'],
-  summary: 'Readiness: the runtime is open and the server is not shutting down',
+  summary: 'Readiness: the runtime is open, the database answers and holds every migration',
+  description:
+    'Not ready (503): starting or shutting down (not_ready), or the primary database did not answer within 2 s or misses a migration (database_unavailable). Read replicas are reported with their lag; they never make the server unready.',
   security: [],
   responses: {
-    200: jsonOk(healthResponseSchema, 'Ready for requests.'),
+    200: jsonOk(readyResponseSchema, 'Ready for requests.'),
     ...errorResponses(503),
   },
 });
+
+const metricsRoute = createRoute({
+  method: 'get',
+  path: '/metrics',
+  tags: ['system'],
+  summary: 'Prometheus metrics: requests, search latency, rerank outcomes, pool usage, replica lag',
+  description:
+    'The Prometheus text format. With API keys configured it needs a valid key (any permission), like the API; without keys the server serves loopback only.',
+  security: [{ bearerAuth: [] }],
+  responses: {
+    200: {
+      description: 'The metrics, in the Prometheus text exposition format 0.0.4.',
+      content: { 'text/plain': { schema: z.string() } },
+    },
+    ...errorResponses(401, 404),
+  },
+});
+
+/** How long /readyz waits for the database before it answers not ready. */
+const READY_CHECK_MS = 2_000;
+
+async function statusWithin(runtime: Runtime, ms: number): Promise<RuntimeStatus | undefined> {
+  if (!runtime.status) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  try {
+    const status = await Promise.race([runtime.status(), late]);
+    return status === 'late'
+      ? { database: { reachable: false, migrationsCurrent: false, missingMigrations: [] }, replicas: [] }
+      : status;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, options: AppOptions): void {
   app.openapi(capabilitiesRoute, (c) => {
@@ -90,8 +131,44 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
 
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
 
-  app.openapi(readyRoute, (c) => {
-    requireRuntime(options.runtime);
-    return c.json({ status: 'ready' as const }, 200);
+  app.openapi(readyRoute, async (c) => {
+    const runtime = requireRuntime(options.runtime);
+    const status = await statusWithin(runtime, READY_CHECK_MS);
+    const database = status?.database ?? { reachable: true, migrationsCurrent: true, missingMigrations: [] };
+    const replicas = (status?.replicas ?? []).map((replica) => ({
+      name: replica.name,
+      lag_seconds: replica.lagSeconds ?? null,
+      down: replica.down || replica.lagSeconds === undefined,
+    }));
+    if (!database.reachable || !database.migrationsCurrent) {
+      throw new ApiError(
+        'database_unavailable',
+        database.reachable
+          ? `The database misses migrations ${database.missingMigrations.join(', ')}`
+          : `The database did not answer within ${READY_CHECK_MS} ms`,
+        {
+          retryable: true,
+          retryAfterSeconds: 1,
+          details: {
+            reachable: database.reachable,
+            migrations_current: database.migrationsCurrent,
+            replicas,
+          },
+        },
+      );
+    }
+    return c.json(
+      { status: 'ready' as const, database: { reachable: true, migrations_current: true }, replicas },
+      200,
+    );
+  });
+
+  app.openapi(metricsRoute, async (c) => {
+    if (!options.metrics) throw new ApiError('not_found', 'This server has no metrics');
+    const runtime = options.runtime();
+    const status = runtime ? await statusWithin(runtime, READY_CHECK_MS) : undefined;
+    return c.text(options.metrics.render(status), 200, {
+      'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+    });
   });
 }

@@ -9,6 +9,19 @@ export const scopeIdField = z
   .max(256, { error: 'scope_id must be at most 256 characters' })
   .openapi({ description: 'The scope whose Memory the request reads or writes.', example: 'project' });
 
+/**
+ * `min_revision` of a read: read-your-writes across read replicas (RFC 0005, "More than one server").
+ * The answer's `memory.revision` says which revision was read.
+ */
+export const minRevisionField = z
+  .int({ error: 'min_revision must be an integer' })
+  .min(1, { error: 'min_revision must be at least 1' })
+  .optional()
+  .openapi({
+    description:
+      'Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports.',
+  });
+
 export const uuidField = (name: string) => z.uuid({ error: `${name} must be a UUID` });
 
 export const revisionField = (name: string) =>
@@ -122,7 +135,7 @@ const ERROR_DESCRIPTIONS = {
   401: 'Missing or unknown API key (unauthenticated).',
   403: 'The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden).',
   404: 'Unknown entry or revision (not_found).',
-  409: 'The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable).',
+  409: 'The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable).',
   413: 'The body is larger than the configured limit (payload_too_large).',
   422: 'A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused).',
   429: 'The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry.',

@@ -10,7 +10,7 @@ import {
   OMISSION_REASONS,
   TOKENIZER_IDS,
 } from '@powercontext/context-assembly';
-import { artifactRefSchema, nullableArtifactRef, scopeIdField } from './common-schemas.js';
+import { artifactRefSchema, minRevisionField, nullableArtifactRef, scopeIdField } from './common-schemas.js';
 import { searchRequestSchema } from './search-schemas.js';
 
 // The contract on the wire: the fields of the context-assembly package's AssemblyContract in snake_case.
@@ -101,6 +101,7 @@ export const prepareContextRequestSchema = z
     limit,
     mode,
     contract: assemblyContractRequestSchema.optional(),
+    min_revision: minRevisionField,
   })
   .openapi('PrepareContextRequest', {
     description: 'A search (without explain) and the contract to pack its evidence under.',

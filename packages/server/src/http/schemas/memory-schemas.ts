@@ -4,6 +4,7 @@ import {
   artifactRefSchema,
   entryVersionSchema,
   metadataField,
+  minRevisionField,
   nullableArtifactRef,
   positionSchema,
   revisionField,
@@ -100,6 +101,7 @@ export const listEntriesRequestSchema = z
     revision: revisionField('revision').optional(),
     cursor: cursorField,
     limit: listLimitField,
+    min_revision: minRevisionField,
   })
   .openapi('ListEntriesRequest');
 
@@ -116,6 +118,7 @@ export const getEntryRequestSchema = z
     scope_id: scopeIdField,
     entry_id: uuidField('entry_id'),
     revision: revisionField('revision').optional(),
+    min_revision: minRevisionField,
   })
   .openapi('GetEntryRequest');
 
@@ -140,6 +143,7 @@ export const changesRequestSchema = z
     }),
     cursor: cursorField,
     limit: listLimitField,
+    min_revision: minRevisionField,
   })
   .openapi('ChangesRequest');
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { QUERY_MAX_CHARS, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '@powercontext/memory-core';
-import { artifactRefSchema, nullableArtifactRef, scopeIdField } from './common-schemas.js';
+import { artifactRefSchema, minRevisionField, nullableArtifactRef, scopeIdField } from './common-schemas.js';
 
 const modeRequest = z.enum(['auto', 'fts', 'vector', 'hybrid'], {
   error: 'mode must be one of auto, fts, vector, hybrid',
@@ -31,6 +31,7 @@ export const searchRequestSchema = z
       description:
         'Project extension: add a redacted `explain` object to the response. Needs the explain permission (403 otherwise). It never holds text, ids or scores of candidates that were not returned.',
     }),
+    min_revision: minRevisionField,
   })
   .openapi('SearchRequest');
 

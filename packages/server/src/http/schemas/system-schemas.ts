@@ -27,6 +27,35 @@ export const capabilitiesResponseSchema = z
 
 export const healthResponseSchema = z.object({ status: z.enum(['ok', 'ready']) }).openapi('HealthResponse');
 
+export const readyResponseSchema = z
+  .object({
+    status: z.literal('ready'),
+    database: z.object({
+      reachable: z.boolean(),
+      migrations_current: z
+        .boolean()
+        .openapi({ description: 'The database holds every migration of this version.' }),
+    }),
+    replicas: z
+      .array(
+        z.object({
+          name: z.string().openapi({ description: 'host:port/database of the replica.' }),
+          lag_seconds: z.number().nullable().openapi({
+            description:
+              'Seconds since the last transaction the replica replayed (0 when it has replayed all it received); null when it did not answer.',
+          }),
+          down: z
+            .boolean()
+            .openapi({ description: 'Skipped by reads after a connection failure (retried after 5 s).' }),
+        }),
+      )
+      .openapi({
+        description:
+          'Each read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL); a lagging or down replica does not make the server unready: reads go to the primary.',
+      }),
+  })
+  .openapi('ReadyResponse');
+
 export const scopesResponseSchema = z
   .object({
     any_scope: z.boolean().openapi({ description: 'True when the key may use every scope.' }),
