@@ -86,6 +86,8 @@ export async function startStreamingReplica(primary: PrivateCluster): Promise<Pr
     '-R',
     '-X',
     'stream',
+    // Start at once instead of waiting for a spread checkpoint of the primary.
+    '--checkpoint=fast',
     '--no-sync',
   ]);
   return startIn(dir, dataDir, exec);

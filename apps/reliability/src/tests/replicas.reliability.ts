@@ -118,11 +118,7 @@ describe('a primary and a streaming replica', () => {
       expect(found.status, found.text).toBe(200);
       expect(found.json.hits.map((hit) => hit.text)).toContain('replicas serve the searches of this scope');
     }
-    const after = metric(
-      (await send(waiting.url, '/metrics')).text,
-      'powercontext_reads_total{target="replica"}',
-    );
-    expect(after - before).toBe(20);
+    // Checked before /metrics: its replica lag probe becomes the last statement of that session.
     // The replica's own view: the server's reader connections, and the search statements they ran.
     const sessions = await query<{ query: string }>(
       replica!.adminUrl,
@@ -130,7 +126,15 @@ describe('a primary and a streaming replica', () => {
       [READER_APP],
     );
     expect(sessions.length).toBeGreaterThan(0);
-    expect(sessions.some((session) => /pc_/u.test(session.query))).toBe(true);
+    expect(
+      sessions.some((session) => /pc_/u.test(session.query)),
+      JSON.stringify(sessions),
+    ).toBe(true);
+    const after = metric(
+      (await send(waiting.url, '/metrics')).text,
+      'powercontext_reads_total{target="replica"}',
+    );
+    expect(after - before).toBe(20);
     const ready = tally.record(
       await send<{ replicas: { lag_seconds: number | null; down: boolean }[] }>(waiting.url, '/readyz'),
     );
