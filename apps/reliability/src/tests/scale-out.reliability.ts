@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RememberResponse, SearchResponse } from '@powercontext/client';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { type HttpResult, send, sleep } from '../testing-support/http.js';
+import { writeKeysFile } from '../testing-support/keys.js';
 import { createTestDatabase } from '../testing-support/postgres.js';
 import { Tally } from '../testing-support/report.js';
 import { logLines, type ServerProcess, startServer } from '../testing-support/server-process.js';
@@ -14,6 +18,8 @@ import { startStallProxy } from '../testing-support/stall-proxy.js';
  *   and each migration is applied once (by whichever process took the advisory lock first).
  * - A TCP proxy between the server and PostgreSQL stops forwarding without closing: requests answer
  *   503 database_unavailable within the statement timeout plus 1 s, and succeed once it forwards again.
+ * - Two processes share a key whose limit is kept in PostgreSQL: together they accept no more than
+ *   the one budget (and, as a control, per-process limits accept more).
  */
 
 const reportsDir = inject('reportsDir');
@@ -168,5 +174,75 @@ describe('a database that stops answering without closing its connections', () =
       `statement timeout ${STATEMENT_TIMEOUT_MS} ms: ${during.length} requests during the stall, slowest answer ${Math.round(Math.max(...during.map((r) => r.ms)))} ms`,
     );
     expect(server.alive()).toBe(true);
+  });
+});
+
+describe('two server processes sharing a key', () => {
+  const tally = new Tally('8c rate limit kept in PostgreSQL');
+  afterAll(() => tally.save(reportsDir));
+
+  const LIMIT = { requests: 20, window_seconds: 10 };
+  const RUN_MS = 4_000;
+
+  /** Sends as fast as 4 callers per server can for RUN_MS; returns the accepted count and the time. */
+  async function hammer(
+    servers: ServerProcess[],
+    key: string,
+  ): Promise<{ accepted: number; seconds: number }> {
+    let accepted = 0;
+    const began = performance.now();
+    const caller = async (server: ServerProcess) => {
+      while (performance.now() - began < RUN_MS) {
+        const result = tally.record(await send(server.url, '/v1/capabilities', { key }));
+        if (result.status === 200) accepted += 1;
+        else {
+          expect(result.status, result.text).toBe(429);
+          expect(result.json).toMatchObject({ error: { code: 'rate_limited' } });
+          await sleep(20);
+        }
+      }
+    };
+    await Promise.all(
+      servers.flatMap((server) => [caller(server), caller(server), caller(server), caller(server)]),
+    );
+    return { accepted, seconds: (performance.now() - began) / 1000 };
+  }
+
+  it('with POWERCONTEXT_SERVER_RATE_LIMIT_STORE=postgres the combined accepted rate stays within the limit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pc-reliability-keys-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const keys = writeKeysFile(dir, [
+      { id: 'shared', scopes: '*', permissions: ['read'], rate_limit: LIMIT },
+    ]);
+    const key = keys.secretOf('shared');
+    const budget = (seconds: number) => LIMIT.requests + (LIMIT.requests / LIMIT.window_seconds) * seconds;
+
+    const start = async (store: 'memory' | 'postgres') => {
+      const database = await createTestDatabase();
+      cleanups.push(() => database.drop());
+      const servers = await Promise.all(
+        [0, 1].map(() =>
+          startServer({
+            args: ['--database-url', database.connectionString, '--api-keys-file', keys.file],
+            env: { POWERCONTEXT_SERVER_LOG_LEVEL: 'warn', POWERCONTEXT_SERVER_RATE_LIMIT_STORE: store },
+          }),
+        ),
+      );
+      for (const server of servers) cleanups.push(() => server.stop().then(() => {}));
+      return servers;
+    };
+
+    const shared = await hammer(await start('postgres'), key);
+    // One bucket for both processes: at most its size plus what refilled during the run (+1 for a
+    // token that refilled between the last check of the clock and the end).
+    expect(shared.accepted).toBeLessThanOrEqual(Math.floor(budget(shared.seconds)) + 1);
+    expect(shared.accepted).toBeGreaterThanOrEqual(LIMIT.requests);
+
+    // The same run with limits per process lets each process spend the whole budget.
+    const perProcess = await hammer(await start('memory'), key);
+    expect(perProcess.accepted).toBeGreaterThan(Math.floor(budget(perProcess.seconds)) + 1);
+    tally.note(
+      `limit ${LIMIT.requests}/${LIMIT.window_seconds} s, two processes, ${RUN_MS / 1000} s: ${shared.accepted} accepted with the PostgreSQL bucket (budget ${budget(shared.seconds).toFixed(1)}), ${perProcess.accepted} with per-process buckets`,
+    );
   });
 });
