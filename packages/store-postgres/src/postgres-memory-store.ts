@@ -39,6 +39,7 @@ import {
   visibleAt,
 } from './entry-version-row.js';
 import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency-records.js';
+import { MIGRATION_LOCK_KEY } from './migrate.js';
 import { executePrepared } from './prepared.js';
 import { advanceStatistics, recountLexicalStatistics, subtractEmbedded } from './search-statistics.js';
 import { guardStoreErrors } from './store-errors.js';
@@ -928,11 +929,18 @@ async function profileIndexExists(db: Kysely<Database>, profile: EmbeddingProfil
 async function createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfile): Promise<boolean> {
   if (profile.dimension > HNSW_MAX_DIMENSION) return false;
   const literal = profile.id.replaceAll("'", "''");
-  await sql
-    .raw(
-      `CREATE INDEX IF NOT EXISTS ${profileIndexName(profile)} ON pc_embeddings USING hnsw ((embedding::vector(${profile.dimension})) vector_cosine_ops) WHERE profile_id = '${literal}'`,
-    )
-    .execute(db);
+  // Under the migration lock, in a transaction: two processes creating the same index at once would
+  // otherwise collide in the catalog even with IF NOT EXISTS (RFC 0005, "More than one server").
+  const create = async (trx: Kysely<Database>) => {
+    await sql`SELECT pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
+    await sql
+      .raw(
+        `CREATE INDEX IF NOT EXISTS ${profileIndexName(profile)} ON pc_embeddings USING hnsw ((embedding::vector(${profile.dimension})) vector_cosine_ops) WHERE profile_id = '${literal}'`,
+      )
+      .execute(trx);
+  };
+  if (db.isTransaction) await create(db);
+  else await db.transaction().execute(create);
   return true;
 }
 
