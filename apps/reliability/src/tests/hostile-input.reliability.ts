@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GetEntryResponse, RememberResponse } from '@powercontext/client';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { hostileValue, mutatedBody, oddText, rawBody, serialize } from '../testing-support/hostile.js';
 import {
   ERROR_STATUS,
@@ -25,8 +25,25 @@ import { logLines, type ServerProcess, startServer } from '../testing-support/se
  * exactly.
  */
 
-const RUNS_PER_ROUTE = 200;
-const RUNS_PER_TOOL = 120;
+/**
+ * Outside CI the run can be made longer: POWERCONTEXT_RELIABILITY_HOSTILE_SCALE=N (1-100, default 1)
+ * multiplies every property's number of generated cases (N=3 sends more than 10,000 generated
+ * requests). CI keeps the default.
+ */
+const SCALE = hostileScale(process.env.POWERCONTEXT_RELIABILITY_HOSTILE_SCALE);
+const runs = (count: number) => count * SCALE;
+vi.setConfig({ testTimeout: 120_000 * SCALE });
+
+function hostileScale(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 1;
+  if (!/^\d+$/u.test(raw) || Number(raw) < 1 || Number(raw) > 100) {
+    throw new Error('POWERCONTEXT_RELIABILITY_HOSTILE_SCALE must be an integer from 1 to 100');
+  }
+  return Number(raw);
+}
+
+const RUNS_PER_ROUTE = runs(200);
+const RUNS_PER_TOOL = runs(120);
 const BODY_LIMIT = 262_144;
 
 const tally = new Tally('5 hostile input (fast-check)');
@@ -61,6 +78,9 @@ beforeAll(async () => {
 afterAll(async () => {
   tally.note(
     `${lostAnswers} answers to over-limit bodies lost by the client mid-upload; the server logged 413 for each`,
+  );
+  tally.note(
+    `scale ${SCALE} (POWERCONTEXT_RELIABILITY_HOSTILE_SCALE): ${tally.report.requests} requests in all`,
   );
   tally.save(inject('reportsDir'));
   // Never a crash, and nothing failed inside the server: no internal_error in its log.
@@ -190,7 +210,7 @@ describe('every HTTP route under generated hostile bodies', () => {
         if (problem)
           throw new Error(`${path} ${Buffer.from(bytes).toString('hex').slice(0, 200)}: ${problem}`);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -212,7 +232,7 @@ describe('every HTTP route under generated hostile bodies', () => {
           if (problem) throw new Error(`${method} ${path}: ${problem}`);
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });
@@ -258,7 +278,7 @@ describe('odd but valid text round-trips exactly', () => {
         );
         expect(httpProblem(searched)).toBeUndefined();
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });
@@ -398,7 +418,7 @@ describe('every MCP tool under generated hostile arguments', () => {
         const problem = mcpProblem(result);
         if (problem) throw new Error(`${serialize(body).slice(0, 300)}: ${problem}`);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

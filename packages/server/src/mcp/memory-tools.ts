@@ -161,7 +161,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
             ...(input.limit === undefined ? {} : { limit: input.limit }),
             ...(input.mode === undefined ? {} : { mode: input.mode }),
           },
-          { signal: extra.signal },
+          { signal: extra.signal, ...readOf(input) },
         );
         return {
           memory: toOptionalArtifactRef(result.memory),
@@ -227,12 +227,15 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     },
     (input) =>
       call('list_memory_entries', input.scope_id, 'read', async (memory) => {
-        const page = await memory.list({
-          ...(input.state === undefined ? {} : { state: input.state }),
-          ...(input.revision === undefined ? {} : { revision: input.revision }),
-          ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
-          ...(input.limit === undefined ? {} : { limit: input.limit }),
-        });
+        const page = await memory.list(
+          {
+            ...(input.state === undefined ? {} : { state: input.state }),
+            ...(input.revision === undefined ? {} : { revision: input.revision }),
+            ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
+            ...(input.limit === undefined ? {} : { limit: input.limit }),
+          },
+          readOf(input),
+        );
         return {
           memory: toOptionalArtifactRef(page.memory),
           entries: page.entries.map(toEntryVersion),
@@ -252,10 +255,13 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     },
     (input) =>
       call('get_memory_entry', input.scope_id, 'read', async (memory) => {
-        const found = await memory.get({
-          entryId: input.entry_id,
-          ...(input.revision === undefined ? {} : { revision: input.revision }),
-        });
+        const found = await memory.get(
+          {
+            entryId: input.entry_id,
+            ...(input.revision === undefined ? {} : { revision: input.revision }),
+          },
+          readOf(input),
+        );
         return { memory: toArtifactRef(found.memory), entry: toEntryVersion(found.entry) };
       }),
   );
@@ -363,12 +369,15 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     },
     (input) =>
       call('list_memory_changes', input.scope_id, 'read', async (memory) => {
-        const page = await memory.changes({
-          ...(input.from_revision === undefined ? {} : { fromRevision: input.from_revision }),
-          ...(input.to_revision === undefined ? {} : { toRevision: input.to_revision }),
-          ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
-          ...(input.limit === undefined ? {} : { limit: input.limit }),
-        });
+        const page = await memory.changes(
+          {
+            ...(input.from_revision === undefined ? {} : { fromRevision: input.from_revision }),
+            ...(input.to_revision === undefined ? {} : { toRevision: input.to_revision }),
+            ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
+            ...(input.limit === undefined ? {} : { limit: input.limit }),
+          },
+          readOf(input),
+        );
         return {
           memory: toOptionalArtifactRef(page.memory),
           from_revision: page.fromRevision,
@@ -419,7 +428,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
               ...(input.mode === undefined ? {} : { mode: input.mode }),
               ...(contract === undefined ? {} : { contract }),
             },
-            { signal: extra.signal },
+            { signal: extra.signal, ...readOf(input) },
           );
           return toPreparedContext(prepared);
         },
@@ -515,4 +524,9 @@ function acceptEveryInputAsToolError(server: McpServer): void {
     register(name, config, (input: unknown, extra: unknown) =>
       isInvalidInput(input) ? errorResult(input[INVALID_INPUT]) : handler(input, extra),
     )) as unknown as McpServer['registerTool'];
+}
+
+/** A read tool's `min_revision`, as the runtime's read option. */
+function readOf(input: { min_revision?: number | undefined }): { minRevision?: number } {
+  return input.min_revision === undefined ? {} : { minRevision: input.min_revision };
 }

@@ -44,6 +44,11 @@ const revision = z
   .min(1)
   .max(REVISION_MAX)
   .describe('Read at this memory revision (default: the latest).');
+const minRevision = bounded('min_revision', 1, REVISION_MAX)
+  .optional()
+  .describe(
+    'Read at least this revision, e.g. the revision your last write returned: a read replica behind it is waited for (bounded), then the primary is read or revision_not_visible answered, as the server is configured. Without it a replica may answer an older revision; memory.revision says which.',
+  );
 const kind = z
   .string()
   .describe('A label such as note or fact: 1-64 lowercase letters, digits, "_", "." or "-".');
@@ -60,6 +65,7 @@ const idempotencyKey = idempotencyKeyRule('idempotency_key')
 
 export const searchInput = z.strictObject({
   scope_id: scopeId,
+  min_revision: minRevision,
   query: z.string().describe(`What to look for, in words (1-${QUERY_MAX_CHARS} characters).`),
   limit: bounded('limit', 1, SEARCH_LIMIT_MAX)
     .optional()
@@ -107,6 +113,7 @@ export const rememberInput = z.strictObject({
 
 export const listInput = z.strictObject({
   scope_id: scopeId,
+  min_revision: minRevision,
   state: z.enum(['active', 'inactive', 'all']).optional().describe('Which entries to list (default active).'),
   revision: revision.optional(),
   cursor: z.string().optional().describe('next_cursor of the previous page.'),
@@ -120,6 +127,7 @@ export const listInput = z.strictObject({
 
 export const changesInput = z.strictObject({
   scope_id: scopeId,
+  min_revision: minRevision,
   from_revision: bounded('from_revision', 0, REVISION_MAX)
     .optional()
     .describe(
@@ -143,6 +151,7 @@ export const getInput = z.strictObject({
   scope_id: scopeId,
   entry_id: entryId,
   revision: revision.optional(),
+  min_revision: minRevision,
 });
 
 export const reviseInput = z.strictObject({
