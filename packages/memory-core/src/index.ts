@@ -50,6 +50,7 @@ export {
 export {
   type Channel,
   type ChannelCandidate,
+  type FusedCandidate,
   type LexicalAdmissionFallback,
   type LexicalCandidate,
   type LexicalMatchSources,

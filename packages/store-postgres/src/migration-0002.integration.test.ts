@@ -9,6 +9,7 @@ import type { Database } from './database.js';
 import { memoryMigrations } from './migrations/migrations.js';
 import { openPGlite } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
+import { candidateTexts } from './testing-support/candidate-texts.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -67,15 +68,19 @@ describe('migration 0002 (contextual lexical index) on data written by 0001', ()
     const store = await createPGliteMemoryStore({ dataDir });
     try {
       const search = async (query: string, revision: number) =>
-        (
-          await store.lexicalSearch({
-            scopeId: 'old',
-            revision,
-            query,
-            limit: 10,
-            bm25: { k1: 1.2, b: 0, delta: 0 },
-          })
-        ).candidates.map((c) => c.version.text);
+        candidateTexts(
+          store,
+          'old',
+          (
+            await store.lexicalSearch({
+              scopeId: 'old',
+              revision,
+              query,
+              limit: 10,
+              bm25: { k1: 1.2, b: 0, delta: 0 },
+            })
+          ).candidates,
+        );
       expect(await search('ferry', 2)).toEqual(['the ferry leaves at noon']);
       // The forgotten entry is found at the revision where it was active, and not after.
       expect(await search('umbrella', 1)).toEqual(['bring the blue umbrella']);

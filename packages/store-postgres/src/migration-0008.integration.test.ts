@@ -12,6 +12,7 @@ import { memoryMigrations } from './migrations/migrations.js';
 import { openPGlite } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
+import { candidateTexts } from './testing-support/candidate-texts.js';
 import { createTestDatabase } from './testing-support/test-database.js';
 
 const dirs: string[] = [];
@@ -65,7 +66,8 @@ async function writeScenario(store: PostgresMemoryStore, scopeId: string) {
 
 async function found(store: PostgresMemoryStore, scopeId: string, query: string, revision: number) {
   const { candidates } = await store.lexicalSearch({ scopeId, revision, query, limit: 10, bm25: BM25 });
-  return candidates.map((c) => [c.version.text, Number(c.score.toFixed(9))] as const);
+  const texts = await candidateTexts(store, scopeId, candidates);
+  return candidates.map((c, i) => [texts[i]!, Number(c.score.toFixed(9))] as const);
 }
 
 /**

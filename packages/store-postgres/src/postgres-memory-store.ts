@@ -454,6 +454,18 @@ export class PostgresMemoryStore implements MemoryStore {
     });
   }
 
+  entryVersions(scopeId: string, entryVersionIds: readonly string[]) {
+    return guardStoreErrors(async () => {
+      if (entryVersionIds.length === 0) return new Map<string, EntryVersion>();
+      const { rows } = await sql<EntryVersionRow>`
+        SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+        WHERE v.entry_version_id = ANY(${[...entryVersionIds]}::uuid[]) AND v.scope_id = ${scopeId}`.execute(
+        this.#db,
+      );
+      return new Map(rows.map((row) => [row.entry_version_id, toEntryVersion(row)]));
+    });
+  }
+
   listEntries(query: ListEntriesQuery) {
     return guardStoreErrors(async () => {
       const { rows } = await sql<EntryVersionRow>`
@@ -493,11 +505,12 @@ export class PostgresMemoryStore implements MemoryStore {
       // (scope, lexeme) key and joined by primary key to their projection for visibility and length;
       // the top `limit` (and any rows tied with the last) are chosen on the score alone (a bounded
       // top-N sort finds the limit's score, then a filter keeps every row at or above it), and only those
-      // are joined to their full entry version rows for the tie-break and the answer. A visible
+      // are joined to their entry version rows for the tie-break: the answer is identities only, and the
+      // search reads the content of the candidates fusion keeps (`entryVersions`). A visible
       // projection always belongs to a version that is live and active at the revision (RFC 0007).
       const rows = await executePrepared(
         this.#db,
-        sql<EntryVersionRow & { score: number; matched_terms: number; query_terms: number }>`
+        sql<CandidateRow & { score: number; matched_terms: number; query_terms: number }>`
         WITH q AS MATERIALIZED (
           SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
           FROM unnest(${this.#analyzed(query.query)}) t
@@ -533,7 +546,7 @@ export class PostgresMemoryStore implements MemoryStore {
         ), top AS MATERIALIZED (
           SELECT * FROM scored s WHERE s.score >= coalesce((SELECT k.score FROM kth k), '-Infinity'::float8)
         )
-        SELECT ${ENTRY_VERSION_COLUMNS}, top.score, top.matched_terms,
+        SELECT v.entry_id, v.entry_version_id, top.score, top.matched_terms,
           cardinality((SELECT lexemes FROM q)) AS query_terms
         FROM top JOIN pc_entry_versions v USING (entry_version_id)
         WHERE v.state = 'active'
@@ -551,7 +564,8 @@ export class PostgresMemoryStore implements MemoryStore {
       return {
         queryTermCount,
         candidates: rows.map((row, index) => ({
-          version: toEntryVersion(row),
+          entryId: row.entry_id,
+          entryVersionId: row.entry_version_id,
           rank: index + 1,
           score: Number(row.score),
           matchedTerms: row.matched_terms,
@@ -612,11 +626,11 @@ export class PostgresMemoryStore implements MemoryStore {
       const rows = exact
         ? // Exact: every vector of the scope and profile scored and sorted (vectors are stored inline,
           // migration 0004), then walked in score order, keeping those whose version is live and active
-          // at the revision until `limit` (and the rows tied with the last) are found; full rows only
-          // for those. The lateral probe makes the walk a nested loop that keeps the score order.
+          // at the revision until `limit` (and the rows tied with the last) are found; their identities
+          // are the answer. The lateral probe makes the walk a nested loop that keeps the score order.
           await executePrepared(
             this.#db,
-            sql<EntryVersionRow & { cosine: number }>`
+            sql<CandidateRow & { cosine: number }>`
             WITH top AS MATERIALIZED (
               SELECT r.entry_version_id, r.cosine
               FROM (
@@ -632,14 +646,15 @@ export class PostgresMemoryStore implements MemoryStore {
               ORDER BY r.cosine DESC
               FETCH FIRST (${query.limit}::bigint) ROWS WITH TIES
             )
-            SELECT ${ENTRY_VERSION_COLUMNS}, t.cosine
+            SELECT v.entry_id, v.entry_version_id, t.cosine
             FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
             ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
             LIMIT ${query.limit}`,
           )
         : (await hnswVectorSearch(query).execute(this.#db)).rows;
       return rows.map((row, index) => ({
-        version: toEntryVersion(row),
+        entryId: row.entry_id,
+        entryVersionId: row.entry_version_id,
         rank: index + 1,
         score: Number(row.cosine),
       }));
@@ -833,7 +848,7 @@ export function hnswVectorSearch(query: VectorSearchQuery) {
   const literal = toVectorLiteral(query.vector);
   const dimension = sql.raw(String(query.vector.length));
   const distance = sql`e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})`;
-  return sql<EntryVersionRow & { cosine: number }>`
+  return sql<CandidateRow & { cosine: number }>`
     WITH nearest AS MATERIALIZED (
       SELECT e.entry_version_id, ${distance} AS distance
       FROM pc_embeddings e
@@ -844,9 +859,15 @@ export function hnswVectorSearch(query: VectorSearchQuery) {
       ORDER BY ${distance}
       LIMIT ${query.limit}
     )
-    SELECT ${ENTRY_VERSION_COLUMNS}, ${cosineOf(sql`n.distance`)} AS cosine
+    SELECT v.entry_id, v.entry_version_id, ${cosineOf(sql`n.distance`)} AS cosine
     FROM nearest n JOIN pc_entry_versions v ON v.entry_version_id = n.entry_version_id
     ORDER BY ${cosineOf(sql`n.distance`)} DESC, v.entry_id, v.entry_version_id`;
+}
+
+/** What a channel returns of a candidate: its identity, never its content (see `entryVersions`). */
+interface CandidateRow {
+  entry_id: string;
+  entry_version_id: string;
 }
 
 /** `p` (a lexical projection) is the one the index used at `revision`. */

@@ -32,9 +32,14 @@ export const searchRequestSchema = z.strictObject({
 export type SearchMemoryRequest = z.input<typeof searchRequestSchema>;
 export type ParsedSearchRequest = z.output<typeof searchRequestSchema>;
 
-/** One channel's view of a candidate before fusion. Ranks are 1-based within the channel. */
+/**
+ * One channel's view of a candidate before fusion: which entry version, not what it says. A search reads
+ * the content of the candidates it keeps after fusion only (`MemoryStore.entryVersions`), so a channel
+ * never ships the text of candidates that fusion drops. Ranks are 1-based within the channel.
+ */
 export interface ChannelCandidate {
-  version: EntryVersion;
+  entryId: string;
+  entryVersionId: string;
   rank: number;
   /** BM25 score for fts, cosine similarity for vector. */
   score: number;
@@ -43,6 +48,19 @@ export interface ChannelCandidate {
 export interface LexicalCandidate extends ChannelCandidate {
   /** Distinct query lexemes found in the entry. */
   matchedTerms: number;
+}
+
+/** A candidate after fusion, in fused order: its identity and what each channel said of it. */
+export interface FusedCandidate {
+  entryId: string;
+  entryVersionId: string;
+  /** Fused score (RRF under the shipped policies). */
+  score: number;
+  matchedBy: Channel[];
+  channelRanks: Partial<Record<Channel, number>>;
+  channelScores: Partial<Record<Channel, number>>;
+  /** What each channel added to `score`, when the policy's fusion is a sum over channels (RRF). */
+  channelContributions?: Partial<Record<Channel, number>>;
 }
 
 /** A final or coarse search hit: exact identity, text, fused score and per-channel ranks. */

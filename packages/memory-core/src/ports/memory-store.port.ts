@@ -175,8 +175,14 @@ export interface MemoryStore {
   /** The entry's version that was current at `revision`. */
   entryAt(scopeId: string, entryId: string, revision: number): Promise<EntryVersion | undefined>;
   entryVersion(scopeId: string, entryVersionId: string): Promise<EntryVersion | undefined>;
+  /**
+   * The scope's entry versions with these ids, in one read, keyed by id; ids the scope does not hold are
+   * absent. Versions are immutable, so no revision is needed: a search reads its kept candidates here.
+   */
+  entryVersions(scopeId: string, entryVersionIds: readonly string[]): Promise<Map<string, EntryVersion>>;
   listEntries(query: ListEntriesQuery): Promise<EntryVersion[]>;
   listChanges(query: ListChangesQuery): Promise<RevisionChange[]>;
+  /** The lexical channel: BM25 over the projections visible at the revision, best first, identities only. */
   lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult>;
   /**
    * Explains lexical matches exactly (RFC 0007, "Explain"): for each given version, which query terms
@@ -184,6 +190,7 @@ export interface MemoryStore {
    * split into terms of the entry's own text and terms only its neighbour context brought.
    */
   explainLexicalMatches(query: LexicalMatchQuery): Promise<LexicalMatchReport>;
+  /** The vector channel: cosine over the active versions live at the revision, best first, identities only. */
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]>;
   vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState>;
   /**

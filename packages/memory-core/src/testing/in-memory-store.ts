@@ -292,6 +292,15 @@ export class InMemoryMemoryStore implements MemoryStore {
     return found ? { ...found.version } : undefined;
   }
 
+  async entryVersions(scopeId: string, entryVersionIds: readonly string[]) {
+    const wanted = new Set(entryVersionIds);
+    const found = new Map<string, EntryVersion>();
+    for (const { version } of this.#memories.get(scopeId)?.versions ?? []) {
+      if (wanted.has(version.entryVersionId)) found.set(version.entryVersionId, { ...version });
+    }
+    return found;
+  }
+
   async listEntries(query: ListEntriesQuery) {
     return this.#live(query.scopeId, query.revision)
       .filter((stored) => query.state === 'all' || stored.version.state === query.state)
@@ -358,7 +367,8 @@ export class InMemoryMemoryStore implements MemoryStore {
       .sort((x, y) => y.score - x.score || byIdentity(x.stored.version, y.stored.version))
       .slice(0, query.limit);
     const candidates: LexicalCandidate[] = scored.map((item, index) => ({
-      version: { ...item.stored.version },
+      entryId: item.stored.version.entryId,
+      entryVersionId: item.stored.version.entryVersionId,
       rank: index + 1,
       score: item.score,
       matchedTerms: item.matchedTerms,
@@ -392,7 +402,12 @@ export class InMemoryMemoryStore implements MemoryStore {
       .map((stored) => ({ stored, score: cosine(stored.vectors.get(query.profileId)!, query.vector) }))
       .sort((x, y) => y.score - x.score || byIdentity(x.stored.version, y.stored.version))
       .slice(0, query.limit)
-      .map((item, index) => ({ version: { ...item.stored.version }, rank: index + 1, score: item.score }));
+      .map((item, index) => ({
+        entryId: item.stored.version.entryId,
+        entryVersionId: item.stored.version.entryVersionId,
+        rank: index + 1,
+        score: item.score,
+      }));
   }
 
   async vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState> {

@@ -136,6 +136,37 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       expect(unchanged.memory.revision).toBe(2);
     });
 
+    it('reads entry versions by id in one call: every state, exact content, nothing of another scope', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, {
+        entries: [
+          { text: 'kept as written', metadata: { topic: 'a' }, sources: [{ sourceId: 'chat-1' }] },
+          { text: 'to be forgotten' },
+        ],
+      });
+      const [kept, gone] = written.entries;
+      const forgotten = await service.forget(scopeId, { entryId: gone!.entryId });
+      const other = await service.remember(scope(), { entries: [{ text: 'another scope' }] });
+      const ids = [
+        kept!.entryVersionId,
+        gone!.entryVersionId,
+        forgotten.entry.entryVersionId,
+        other.entries[0]!.entryVersionId,
+        randomUUID(),
+      ];
+      const found = await store.entryVersions(scopeId, ids);
+      expect([...found.keys()].sort()).toEqual(ids.slice(0, 3).sort());
+      for (const id of ids.slice(0, 3)) expect(found.get(id)).toEqual(await store.entryVersion(scopeId, id));
+      expect(found.get(kept!.entryVersionId)).toMatchObject({
+        text: 'kept as written',
+        metadata: { topic: 'a' },
+        sources: [{ sourceId: 'chat-1' }],
+        state: 'active',
+      });
+      expect(found.get(forgotten.entry.entryVersionId)?.state).toBe('inactive');
+      expect((await store.entryVersions(scopeId, [])).size).toBe(0);
+    });
+
     it('refuses citations that do not name a current version at the cited revision', async () => {
       const scopeId = scope();
       const written = await service.remember(scopeId, { entries: [{ text: 'cited fact' }] });
@@ -197,7 +228,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         limit: 10,
         bm25,
       });
-      expect(found.candidates.map((c) => c.version.entryVersionId)).toEqual([back.entry.entryVersionId]);
+      expect(found.candidates.map((c) => c.entryVersionId)).toEqual([back.entry.entryVersionId]);
       expect(
         (await store.vectorIndexState(scopeId, back.memory.revision, embedder.profile.id)).complete,
       ).toBe(true);
@@ -367,7 +398,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         bm25,
       });
       expect(atOne.queryTermCount).toBe(2);
-      expect(atOne.candidates[0]?.version.entryId).toBe(written.entries[0]!.entryId);
+      expect(atOne.candidates[0]?.entryId).toBe(written.entries[0]!.entryId);
       expect(atOne.candidates[0]?.matchedTerms).toBe(2);
       expect(atOne.candidates.map((c) => c.rank)).toEqual(atOne.candidates.map((_, i) => i + 1));
       expect(atOne.candidates).toHaveLength(3);
@@ -403,7 +434,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       );
       const found = async (query: string) => {
         const { candidates } = await store.lexicalSearch({ scopeId, revision: 1, query, limit: 10, bm25 });
-        return candidates.map((c) => c.version.entryId).sort();
+        return candidates.map((c) => c.entryId).sort();
       };
       const both = (...ids: (string | undefined)[]) => ids.map((id) => id!).sort();
       expect(await found('cafe')).toEqual(both(accented, plain, decomposed));
@@ -442,7 +473,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         vector: query!,
         limit: 10,
       });
-      expect(hits.map((h) => h.version.entryId)).toEqual(written.entries.map((e) => e.entryId));
+      expect(hits.map((h) => h.entryId)).toEqual(written.entries.map((e) => e.entryId));
       expect(hits[0]!.score).toBeCloseTo(1, 5);
       expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
       expect(
@@ -516,7 +547,11 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       // The older revision answers as it did, whatever the head's statistics are now.
       expect(await store.lexicalSearch({ ...query, revision: written.memory.revision })).toEqual(before);
       const now = await store.lexicalSearch({ ...query, revision: forgotten.memory.revision });
-      expect(now.candidates.map((c) => c.version.text)).toEqual([
+      const texts = await store.entryVersions(
+        scopeId,
+        now.candidates.map((c) => c.entryVersionId),
+      );
+      expect(now.candidates.map((c) => texts.get(c.entryVersionId)?.text)).toEqual([
         'ferry harbour harbour',
         'harbour ferry schedule',
       ]);
@@ -556,7 +591,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         vector: query!,
         limit: 10,
       });
-      expect(hits[0]?.version.text).toBe('apple orchard harvest');
+      expect(hits[0]?.entryId).toBe(written.entries[0]!.entryId);
       expect(hits.every((hit) => Number.isFinite(hit.score))).toBe(true);
     });
 
