@@ -2,7 +2,17 @@
  * The worker side of PGliteThread: owns one PGlite instance and runs the statements the main thread
  * sends, one at a time, in the order they came. Started by `openPGliteThread`, never imported.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
@@ -24,7 +34,7 @@ let pglite: PGlite;
 try {
   const [{ PGlite }, extensions] = await Promise.all([import('@electric-sql/pglite'), pgliteExtensions()]);
   const create = (options: PGliteOptions = {}) => PGlite.create({ ...options, extensions });
-  pglite = pgliteDir === undefined ? await createInMemory(create) : await create({ dataDir: pgliteDir });
+  pglite = pgliteDir === undefined ? await createInMemory(create) : await createOnDisk(create, pgliteDir);
   port.postMessage({ ready: true } satisfies PGliteReady);
 } catch (error) {
   port.postMessage({ ready: false, error: serializeError(error) } satisfies PGliteReady);
@@ -59,6 +69,54 @@ async function createInMemory(create: (options?: PGliteOptions) => Promise<PGlit
     }
   }
   return fresh;
+}
+
+/**
+ * A new data directory starts as a file copy of an empty cluster kept in this user's temporary folder
+ * (made once per PGlite version by running initdb into it and closing it cleanly), instead of running
+ * initdb in the new directory: initdb inside WebAssembly costs several CPU-seconds, a copy of the
+ * folder a fraction of one. An existing data directory opens as it is. The same trust rule as the
+ * in-memory copy applies: only a folder of this user's own, closed to others.
+ */
+async function createOnDisk(
+  create: (options?: PGliteOptions) => Promise<PGlite>,
+  dataDir: string,
+): Promise<PGlite> {
+  if (!isEmptyFolder(dataDir)) return create({ dataDir });
+  const folder = templateFolder();
+  if (folder) {
+    const template = join(folder, `pglite-${installedPGliteVersion()}-empty-data-dir`);
+    try {
+      if (!existsSync(join(template, 'PG_VERSION'))) await makeTemplate(create, template);
+      cpSync(template, dataDir, { recursive: true });
+    } catch {
+      // Only a shortcut: a fresh initdb below does the same.
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  return create({ dataDir });
+}
+
+async function makeTemplate(create: (options?: PGliteOptions) => Promise<PGlite>, template: string) {
+  const partial = `${template}.${process.pid}-${threadId}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  try {
+    const fresh = await create({ dataDir: partial });
+    await fresh.close();
+    renameSync(partial, template);
+  } catch (error) {
+    // A concurrent opener may have put its template in place first; theirs is as good.
+    rmSync(partial, { recursive: true, force: true });
+    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
+  }
+}
+
+function isEmptyFolder(path: string): boolean {
+  try {
+    return readdirSync(path).length === 0;
+  } catch {
+    return !existsSync(path);
+  }
 }
 
 /** `<tmp>/powercontext-<uid>`, made private if new; undefined when it is not this user's alone. */
