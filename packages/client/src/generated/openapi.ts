@@ -550,6 +550,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
         /** @description The body is larger than the configured limit (payload_too_large). */
         413: {
           headers: {
@@ -689,6 +698,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
         /** @description The body is larger than the configured limit (payload_too_large). */
         413: {
           headers: {
@@ -761,7 +779,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Mark an entry inactive; search never returns it afterwards
+     * Mark an entry inactive; search never returns it afterwards, its text stays in history
      * @description Send an `Idempotency-Key` to make the write safe to repeat: a repeat with the same key and body answers the first result (`Idempotent-Replayed: true`) and writes nothing. A request timeout answers 503 `request_timeout` when the write had not begun (nothing was written), and 504 `write_outcome_unknown` when its transaction had begun (it may still commit: repeat with the same key, or read the changes after `error.details.from_revision`).
      */
     post: {
@@ -830,6 +848,15 @@ export interface paths {
         };
         /** @description The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        410: {
           headers: {
             [name: string]: unknown;
           };
@@ -978,6 +1005,15 @@ export interface paths {
         };
         /** @description The scope moved during the write (revision_conflict, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        410: {
           headers: {
             [name: string]: unknown;
           };
@@ -1477,6 +1513,7 @@ export interface components {
           | 'host_forbidden'
           | 'origin_forbidden'
           | 'not_found'
+          | 'entry_purged'
           | 'method_not_allowed'
           | 'revision_conflict'
           | 'capability_unavailable'
@@ -1579,6 +1616,8 @@ export interface components {
       /** @description The revision the page was read at; null when the scope was never written. */
       memory: components['schemas']['ArtifactRef'] | null;
       entries: components['schemas']['EntryVersion'][];
+      /** @description Present when entries of this page’s range of entry ids were erased by a later purge (never at the head). Together with `entries` they make the page, in entry id order. */
+      purged?: components['schemas']['PurgedEntry'][];
       next_cursor?: string;
     };
     /** @description One immutable version of an entry. */
@@ -1609,6 +1648,33 @@ export interface components {
       state: 'active' | 'inactive';
       /** @description ISO 8601 timestamp. */
       created_at: string;
+    };
+    /** @description An entry the listed revision held, erased since by a purge: ids and revisions only. */
+    PurgedEntry: {
+      /** Format: uuid */
+      entry_id: string;
+      /**
+       * Format: uuid
+       * @description The erased version current at the listed revision.
+       */
+      entry_version_id: string;
+      version: number;
+      /** @description The revision whose write created that version. */
+      revision: number;
+      /** @enum {string} */
+      state: 'active' | 'inactive';
+      /** @enum {boolean} */
+      purged: true;
+      purge: components['schemas']['PurgeInfo'];
+    };
+    /** @description When and by whom an entry was purged. Never its text. */
+    PurgeInfo: {
+      /** @description The revision the purge wrote. */
+      revision: number;
+      /** @description ISO 8601 timestamp. */
+      purged_at: string;
+      /** @description The id of the API key that purged the entry (`local` without keys). */
+      purged_by: string | null;
     };
     ListEntriesRequest: {
       /**
@@ -1686,13 +1752,33 @@ export interface components {
       memory: components['schemas']['ArtifactRef'] | null;
       from_revision: number;
       to_revision: number;
-      changes: {
-        revision: number;
-        /** @enum {string} */
-        operation: 'remember' | 'revise' | 'forget' | 'reactivate';
-        entry: components['schemas']['EntryVersion'];
-      }[];
+      /** @description Oldest first. A version erased by a purge, and the purge itself, come as a PurgedChange (`purged: true`, no text). */
+      changes: (components['schemas']['EntryChange'] | components['schemas']['PurgedChange'])[];
       next_cursor?: string;
+    };
+    /** @description An entry version a write created. */
+    EntryChange: {
+      revision: number;
+      /** @enum {string} */
+      operation: 'remember' | 'revise' | 'forget' | 'reactivate';
+      entry: components['schemas']['EntryVersion'];
+    };
+    /** @description A change whose version a later purge erased, or the purge itself: ids and revisions only. */
+    PurgedChange: {
+      revision: number;
+      /** @enum {string} */
+      operation: 'remember' | 'revise' | 'forget' | 'reactivate' | 'purge';
+      /** @enum {boolean} */
+      purged: true;
+      /** Format: uuid */
+      entry_id: string;
+      /**
+       * Format: uuid
+       * @description The erased version, or the tombstone for operation purge.
+       */
+      entry_version_id: string;
+      version: number;
+      purge: components['schemas']['PurgeInfo'];
     };
     ChangesRequest: {
       /**

@@ -13,8 +13,10 @@ import { validationIssues } from '../http/validation-issues.js';
 import {
   fromWireRememberEntry,
   toArtifactRef,
+  toChange,
   toEntryVersion,
   toOptionalArtifactRef,
+  toPurgedMarkers,
   toSearchHit,
 } from '../http/wire.js';
 import { accessDeniedError, type ToolError, toToolError } from './tool-error.js';
@@ -236,6 +238,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         return {
           memory: toOptionalArtifactRef(page.memory),
           entries: page.entries.map(toEntryVersion),
+          ...toPurgedMarkers(page.purged),
           ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };
       }),
@@ -373,11 +376,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
           memory: toOptionalArtifactRef(page.memory),
           from_revision: page.fromRevision,
           to_revision: page.toRevision,
-          changes: page.changes.map((change) => ({
-            revision: change.revision,
-            operation: change.operation,
-            entry: toEntryVersion(change.version),
-          })),
+          changes: page.changes.map(toChange),
           ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };
       }),

@@ -235,6 +235,40 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     conforms('POST', '/v1/memory/remember', write);
   });
 
+  it('410 entry_purged: reads and writes that name a purged entry', async () => {
+    const { call } = createTestApp(runtime);
+    const memory = runtime.memory.forScope('alpha');
+    const written = await memory.remember({ entries: [{ text: 'The vault code is 7741' }] });
+    const purgedEntryId = written.entries[0]!.entryId;
+    await memory.purge({ entryId: purgedEntryId, purgedBy: 'ops' });
+    const purged: Record<string, Record<string, unknown>> = {
+      '/v1/memory/entries/get': { scope_id: 'alpha', entry_id: purgedEntryId },
+      '/v1/memory/entries/revise': { scope_id: 'alpha', entry_id: purgedEntryId, text: 'x' },
+      '/v1/memory/entries/forget': { scope_id: 'alpha', entry_id: purgedEntryId },
+      '/v1/memory/entries/reactivate': { scope_id: 'alpha', entry_id: purgedEntryId },
+    };
+    for (const [path, body] of Object.entries(purged)) {
+      const response = await call(path, body, { key: ALL });
+      expect(response.status, `${path}: ${response.text}`).toBe(410);
+      expect(response.json.error).toMatchObject({
+        code: 'entry_purged',
+        retryable: false,
+        details: { entry_id: purgedEntryId, purge: { purged_by: 'ops' } },
+      });
+      conforms('POST', path, response);
+    }
+    // The changes and an older list carry the purged entry as markers, in the document's shapes.
+    for (const [path, body] of [
+      ['/v1/memory/changes', { scope_id: 'alpha' }],
+      ['/v1/memory/entries/list', { scope_id: 'alpha', revision: written.memory.revision }],
+    ] as const) {
+      const response = await call(path, body, { key: ALL });
+      expect(response.text).toContain('"purged":true');
+      expect(response.text).not.toContain('vault');
+      conforms('POST', path, response);
+    }
+  });
+
   it('404 not_found: an unknown entry or revision', async () => {
     const { call } = createTestApp(runtime);
     const unknown: Record<string, Record<string, unknown>> = {

@@ -26,6 +26,7 @@ import {
   toChange,
   toEntryVersion,
   toOptionalArtifactRef,
+  toPurgedMarkers,
 } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
 import { authorize, markReplayed, requireRuntime, writeOptions } from './route-helpers.js';
@@ -79,7 +80,7 @@ const getRoute = createRoute({
   request: { body: jsonBody(getEntryRequestSchema, 'The entry and, optionally, the revision.') },
   responses: {
     200: jsonOk(getEntryResponseSchema, 'The entry version current at that revision.'),
-    ...errorResponses(...COMMON_ERRORS, 404),
+    ...errorResponses(...COMMON_ERRORS, 404, 410),
   },
 });
 
@@ -100,7 +101,7 @@ const reviseRoute = createRoute({
       'The new revision and the entry’s current version.',
       writeResponseHeaders,
     ),
-    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 410, 504),
   },
 });
 
@@ -108,7 +109,7 @@ const forgetRoute = createRoute({
   method: 'post',
   path: '/v1/memory/entries/forget',
   tags: ['memory'],
-  summary: 'Mark an entry inactive; search never returns it afterwards',
+  summary: 'Mark an entry inactive; search never returns it afterwards, its text stays in history',
   description: WRITE_DESCRIPTION,
   security,
   request: {
@@ -121,7 +122,7 @@ const forgetRoute = createRoute({
       'The new revision and the entry’s current version.',
       writeResponseHeaders,
     ),
-    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 410, 504),
   },
 });
 
@@ -142,7 +143,7 @@ const reactivateRoute = createRoute({
       'The new revision and the entry’s current version.',
       writeResponseHeaders,
     ),
-    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 410, 504),
   },
 });
 
@@ -199,6 +200,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       {
         memory: toOptionalArtifactRef(page.memory),
         entries: page.entries.map(toEntryVersion),
+        ...toPurgedMarkers(page.purged),
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       },
       200,
