@@ -30,6 +30,8 @@ export type {
   PurgedChange,
   PurgedEntry,
   PurgeInfo,
+  PurgeResponse,
+  PurgeTombstone,
   RememberRequest,
   RememberResponse,
   ReviseRequest,

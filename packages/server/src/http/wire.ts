@@ -6,6 +6,7 @@ import type {
   PurgedChange,
   PurgedEntryMarker,
   PurgeInfo,
+  PurgeTombstone,
   RememberEntryInput,
   RevisionChange,
 } from '@powercontext/memory-core';
@@ -72,6 +73,24 @@ export function toPurgedEntryMarker(marker: PurgedEntryMarker) {
     state: marker.state,
     purged: true as const,
     purge: toPurgeInfo(marker.purge),
+  };
+}
+
+export function toPurgeTombstone(tombstone: PurgeTombstone) {
+  return {
+    entry_id: tombstone.entryId,
+    entry_version_id: tombstone.entryVersionId,
+    version: tombstone.version,
+    previous_version_id: tombstone.previousVersionId,
+    ...toPurgeInfo(tombstone),
+    versions: tombstone.versions.map((version) => ({
+      entry_version_id: version.entryVersionId,
+      version: version.version,
+      revision: version.revision,
+      operation: version.operation,
+      superseded_revision: version.supersededRevision,
+      state: version.state,
+    })),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   getEntryResponseSchema,
   listEntriesRequestSchema,
   listEntriesResponseSchema,
+  purgeResponseSchema,
   rememberRequestSchema,
   rememberResponseSchema,
   reviseRequestSchema,
@@ -27,6 +28,7 @@ import {
   toEntryVersion,
   toOptionalArtifactRef,
   toPurgedMarkers,
+  toPurgeTombstone,
 } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
 import { authorize, markReplayed, requireRuntime, writeOptions } from './route-helpers.js';
@@ -147,6 +149,29 @@ const reactivateRoute = createRoute({
   },
 });
 
+const purgeRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/entries/purge',
+  tags: ['memory'],
+  summary: 'Erase every version of an entry from the store, for good (purge permission)',
+  description:
+    'Unlike forget, purge erases the text: every version of the entry (text, kind, hash, sources, position, metadata, vectors, lexical index, and its words in its neighbours’ index) is removed at every revision. The revisions stay, with a tombstone; reads that name the entry then answer 410 entry_purged, list and changes show it as `purged`. Needs the `purge` permission (`write` does not include it). Repeating it answers `unchanged`. It also erases the stored answers of earlier writes with an `Idempotency-Key` that name the entry. ' +
+    WRITE_DESCRIPTION,
+  security,
+  request: {
+    headers: idempotencyHeadersSchema,
+    body: jsonBody(entryTargetRequestSchema, 'The entry to purge.'),
+  },
+  responses: {
+    200: jsonOk(
+      purgeResponseSchema,
+      'The purge revision (or the head, when already purged) and the tombstone.',
+      writeResponseHeaders,
+    ),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
+  },
+});
+
 const changesRoute = createRoute({
   method: 'post',
   path: '/v1/memory/changes',
@@ -252,6 +277,26 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       .reactivate({ entryId: body.entry_id }, writeOptions(c, c.req.valid('header')[IDEMPOTENCY_KEY_HEADER]));
     markReplayed(c, result);
     return c.json(entryWrite(result), 200);
+  });
+
+  app.openapi(purgeRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'purge');
+    const result = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .purge(
+        { entryId: body.entry_id, purgedBy: c.get('principal').keyId },
+        writeOptions(c, c.req.valid('header')[IDEMPOTENCY_KEY_HEADER]),
+      );
+    markReplayed(c, result);
+    return c.json(
+      {
+        memory: toArtifactRef(result.memory),
+        status: result.status,
+        tombstone: toPurgeTombstone(result.tombstone),
+      },
+      200,
+    );
   });
 
   app.openapi(changesRoute, async (c) => {

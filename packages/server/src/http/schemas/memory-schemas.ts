@@ -208,3 +208,38 @@ export const changesResponseSchema = z
     next_cursor: z.string().optional(),
   })
   .openapi('ChangesResponse');
+
+export const purgeResponseSchema = z
+  .object({
+    memory: artifactRefSchema,
+    status: z.enum(['purged', 'unchanged']).openapi({
+      description: 'purged: the entry was erased in a new revision; unchanged: it had been purged already.',
+    }),
+    tombstone: z
+      .object({
+        entry_id: z.uuid(),
+        entry_version_id: z
+          .uuid()
+          .openapi({ description: 'The tombstone’s own id, the end of the version chain.' }),
+        version: z.int().min(2),
+        previous_version_id: z.uuid(),
+        revision: z.int().min(1).openapi({ description: 'The revision the purge wrote.' }),
+        purged_at: z.string().openapi({ description: 'ISO 8601 timestamp.' }),
+        purged_by: z.string().nullable(),
+        versions: z.array(
+          z.object({
+            entry_version_id: z.uuid(),
+            version: z.int().min(1),
+            revision: z.int().min(1),
+            operation: z.enum(['remember', 'revise', 'forget', 'reactivate']),
+            superseded_revision: z.int().min(1),
+            state: z.enum(['active', 'inactive']),
+          }),
+        ),
+      })
+      .openapi('PurgeTombstone', {
+        description:
+          'What is left of a purged entry: ids, version numbers and revisions of its erased versions.',
+      }),
+  })
+  .openapi('PurgeResponse');
