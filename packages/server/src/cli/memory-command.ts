@@ -8,6 +8,7 @@ import {
   toEntryVersion,
   toOptionalArtifactRef,
   toPurgedMarkers,
+  toPurgeTombstone,
   toSearchHit,
 } from '../http/wire.js';
 import { checkImportFile, importFailureJson, importFailureText, runImport } from './import-command.js';
@@ -17,6 +18,7 @@ import {
   entryText,
   entryWriteText,
   listText,
+  purgeText,
   reembedText,
   rememberText,
   searchText,
@@ -177,6 +179,16 @@ async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unkn
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       };
       return { json: body, text: changesText(args.scope, body) };
+    }
+    case 'purge': {
+      // In process, the caller is the local user: the tombstone records it as `local`, as a keyless server does.
+      const result = await memory.purge({ entryId: args.entry, purgedBy: 'local' }, keyOf(args));
+      const body = {
+        memory: toArtifactRef(result.memory),
+        status: result.status,
+        tombstone: toPurgeTombstone(result.tombstone),
+      };
+      return { json: body, text: replayNote(purgeText(body), result) };
     }
     case 'revise':
     case 'forget':

@@ -4,6 +4,7 @@ import type {
   toChange,
   toEntryVersion,
   toPurgedEntryMarker,
+  toPurgeTombstone,
   toSearchHit,
 } from '../http/wire.js';
 
@@ -203,6 +204,18 @@ export function entryWriteText(
   }
   const done = { forget: 'Forgot', reactivate: 'Reactivated', revise: 'Revised' }[action];
   return `${done} entry ${body.entry_id} (version ${body.entry_version_id}, revision ${body.memory.revision})`;
+}
+
+export function purgeText(body: {
+  memory: ArtifactRef;
+  status: string;
+  tombstone: ReturnType<typeof toPurgeTombstone>;
+}): string {
+  const { tombstone } = body;
+  if (body.status === 'unchanged') {
+    return `Entry ${tombstone.entry_id} was already purged at revision ${tombstone.revision}; nothing written (revision ${body.memory.revision})`;
+  }
+  return `Purged entry ${tombstone.entry_id}: ${plural(tombstone.versions.length, 'version')} erased at every revision (revision ${body.memory.revision}, tombstone ${tombstone.entry_version_id})`;
 }
 
 export function reembedText(profile: string, counts: { scope_id: string; reembedded: number }[]): string {
