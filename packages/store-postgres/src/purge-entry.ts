@@ -15,7 +15,7 @@ import type { Database } from './database.js';
 
 /**
  * Purge (RFC 0002, "Purge"): erasing every version of an entry from every table, and reading what is
- * left (the tombstone and the ids and revision ranges of the erased versions, migration 0007).
+ * left (the tombstone and the ids and revision ranges of the erased versions, migration 0009).
  */
 
 export interface ErasedVersionRow {

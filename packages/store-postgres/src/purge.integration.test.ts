@@ -61,22 +61,31 @@ function describePurgeLeavesNoRow(name: string, open: () => Promise<Backend>, cl
         },
       });
       const scopeId = `purge-${randomUUID()}`;
-      const written = await service.remember(scopeId, {
-        entries: [
-          { text: 'zinnia walrus', position: { sourceId: 'chat', order: 0 } },
-          {
-            text: `the ${SECRET} vault code is 7741`,
-            kind: 'fact',
-            sources: [{ sourceId: `${SECRET}-chat`, locator: SECRET }],
-            position: { sourceId: `chat`, order: 1 },
-            metadata: { note: SECRET },
-          },
-          { text: 'mammoth fjord', position: { sourceId: 'chat', order: 2 } },
-        ],
-      });
+      const written = await service.remember(
+        scopeId,
+        {
+          entries: [
+            { text: 'zinnia walrus', position: { sourceId: 'chat', order: 0 } },
+            {
+              text: `the ${SECRET} vault code is 7741`,
+              kind: 'fact',
+              sources: [{ sourceId: `${SECRET}-chat`, locator: SECRET }],
+              position: { sourceId: `chat`, order: 1 },
+              metadata: { note: SECRET },
+            },
+            { text: 'mammoth fjord', position: { sourceId: 'chat', order: 2 } },
+          ],
+        },
+        { idempotencyKey: 'k-remember' },
+      );
       const entryId = written.entries[1]!.entryId;
-      await service.revise(scopeId, { entryId, text: `${SECRET} vault code changed` });
-      await service.forget(scopeId, { entryId });
+      // Keyed writes: their stored answers (the revise's holds its text) must go with the entry.
+      await service.revise(
+        scopeId,
+        { entryId, text: `${SECRET} vault code changed` },
+        { idempotencyKey: 'k-revise' },
+      );
+      await service.forget(scopeId, { entryId }, { idempotencyKey: 'k-forget' });
       await service.reactivate(scopeId, { entryId });
       const { rows: lexemes } = await sql<{ lexeme: string }>`
         SELECT t.lexeme FROM unnest(to_tsvector('english', ${SECRET})) t`.execute(db);
@@ -92,21 +101,35 @@ function describePurgeLeavesNoRow(name: string, open: () => Promise<Backend>, cl
       const before = new Set<string>();
       for (const needle of needles)
         for (const table of Object.keys(await rowsContaining(db, needle))) before.add(table);
-      expect([...before]).toEqual(expect.arrayContaining(['pc_entry_versions', 'pc_lexical_postings']));
+      expect([...before]).toEqual(
+        expect.arrayContaining(['pc_entry_versions', 'pc_lexical_postings', 'pc_idempotency_keys']),
+      );
       expect(Object.keys(await rowsContaining(db, versionIds[0]!))).toEqual(
         expect.arrayContaining(['pc_entry_versions', 'pc_lexical_projections', 'pc_embeddings']),
       );
 
-      const purged = await service.purge(scopeId, { entryId, purgedBy: 'ops-key' });
+      const purged = await service.purge(
+        scopeId,
+        { entryId, purgedBy: 'ops-key' },
+        { idempotencyKey: 'k-purge' },
+      );
       for (const needle of needles) expect(await rowsContaining(db, needle), needle).toEqual({});
-      // An erased version's id survives only in the tombstone tables (never beside any text).
+      // An erased version's id survives only in the tombstone tables and in the purge's own keyed
+      // answer, which is the tombstone (never beside any text).
       for (const id of versionIds) {
         const where = await rowsContaining(db, id);
         expect(
-          Object.keys(where).filter((table) => !table.startsWith('pc_purged_')),
+          Object.keys(where).filter(
+            (table) => !table.startsWith('pc_purged_') && table !== 'pc_idempotency_keys',
+          ),
           id,
         ).toEqual([]);
       }
+      const { rows: records } = await sql<{ key: string }>`
+        SELECT idempotency_key AS key FROM pc_idempotency_keys WHERE scope_id = ${scopeId} ORDER BY 1`.execute(
+        db,
+      );
+      expect(records.map((row) => row.key)).toEqual(['k-purge']);
       const { rows: orphans } = await sql<{ n: number }>`
         SELECT count(*)::int AS n FROM pc_lexical_postings l
         WHERE NOT EXISTS (SELECT 1 FROM pc_lexical_projections p WHERE p.projection_id = l.projection_id)`.execute(

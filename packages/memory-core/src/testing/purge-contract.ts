@@ -155,6 +155,49 @@ export function describePurgeContract(getStore: () => MemoryStore) {
       expect((await getStore().head(scopeId))?.revision).toBe(5);
     });
 
+    it(`erases the stored answers of keyed writes that name the entry; keeps others, and its own ${RULE}`, async () => {
+      const service = serviceWith();
+      const store = getStore();
+      const scopeId = `purge-keys-${randomUUID()}`;
+      const written = await service.remember(
+        scopeId,
+        { entries: [{ text: `the ${SECRET} pin is 1234` }, { text: 'the tram stops at nine' }] },
+        { idempotencyKey: 'both' },
+      );
+      const [secret, other] = written.entries.map((entry) => entry.entryId) as [string, string];
+      const revised = await service.revise(
+        scopeId,
+        { entryId: secret, text: `the ${SECRET} pin is 4321` },
+        { idempotencyKey: 'revise-secret' },
+      );
+      expect(revised.entry.text).toContain(SECRET);
+      await service.forget(scopeId, { entryId: other }, { idempotencyKey: 'forget-other' });
+      const now = new Date();
+      expect(await store.idempotencyRecord(scopeId, 'revise-secret', now)).toBeDefined();
+      const purged = await service.purge(scopeId, { entryId: secret }, { idempotencyKey: 'purge-secret' });
+      expect(purged.status).toBe('purged');
+      // The remember named both entries, the revise holds the text: both records go.
+      expect(await store.idempotencyRecord(scopeId, 'both', now)).toBeUndefined();
+      expect(await store.idempotencyRecord(scopeId, 'revise-secret', now)).toBeUndefined();
+      const kept = await store.idempotencyRecord(scopeId, 'forget-other', now);
+      expect(kept?.operation).toBe('forget');
+      const own = await store.idempotencyRecord(scopeId, 'purge-secret', now);
+      expect(own?.operation).toBe('purge');
+      expect(own?.result).not.toContain(SECRET);
+      expect(await service.purge(scopeId, { entryId: secret }, { idempotencyKey: 'purge-secret' })).toEqual({
+        ...purged,
+        replayed: true,
+      });
+      // The revise's key is free again: its retry is a new request, and the entry is gone.
+      await expect(
+        service.revise(
+          scopeId,
+          { entryId: secret, text: `the ${SECRET} pin is 4321` },
+          { idempotencyKey: 'revise-secret' },
+        ),
+      ).rejects.toMatchObject({ code: 'entry_purged' });
+    });
+
     it(`lists a purged entry at older revisions as a marker, in its place among the pages ${RULE}`, async () => {
       const { service, scopeId, entryId, first, second } = await purgedScope();
       const purge = { revision: 5, purgedBy: 'contract-key' };
