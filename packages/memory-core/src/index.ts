@@ -81,8 +81,8 @@ export {
 export { storableText } from './domain/text-rules.js';
 export { type Capability, CapabilityUnavailableError } from './errors/capability-unavailable-error.js';
 export { EmbeddingFailedError } from './errors/embedding-failed-error.js';
-export { IdempotencyKeyReusedError } from './errors/idempotency-key-reused-error.js';
 export { EntryPurgedError } from './errors/entry-purged-error.js';
+export { IdempotencyKeyReusedError } from './errors/idempotency-key-reused-error.js';
 export { InvalidCitationError } from './errors/invalid-citation-error.js';
 export { type MissingThing, NotFoundError } from './errors/not-found-error.js';
 export {
