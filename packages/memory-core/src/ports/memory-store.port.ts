@@ -91,8 +91,10 @@ export interface MemoryWriteTransaction {
    * revision (rebuilt in place without it). The entry's source is re-projected at the new head under
    * `projection`, and the scope's search statistics at the head are counted again, so they equal
    * those of a scope that never held the entry. Keeps the revision rows and a tombstone: the ids,
-   * numbers and revision ranges of the erased versions. Like `appendRevision`, at most once per write
-   * and not together with it; the entry must have a current version.
+   * numbers and revision ranges of the erased versions. It also deletes the scope's idempotency
+   * records whose stored result names the entry id (a revise's result holds the text); a record the
+   * same write passes to `recordIdempotency` afterwards is kept. Like `appendRevision`, at most once per
+   * write and not together with it; the entry must have a current version.
    */
   purgeEntry(
     purge: PurgeEntryWrite,
