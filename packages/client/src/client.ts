@@ -13,6 +13,7 @@ import type {
   ListEntriesResponse,
   PrepareContextRequest,
   PrepareContextResponse,
+  PurgeResponse,
   RememberRequest,
   RememberResponse,
   ReviseRequest,
@@ -63,10 +64,18 @@ export interface PowerContextClient {
   getEntry(request: GetEntryRequest, options?: CallOptions): Promise<GetEntryResponse>;
   /** POST /v1/memory/entries/revise: a new version of the entry's text. */
   reviseEntry(request: ReviseRequest, options?: WriteCallOptions): Promise<EntryWriteResponse>;
-  /** POST /v1/memory/entries/forget: the entry becomes inactive; search no longer returns it. */
+  /**
+   * POST /v1/memory/entries/forget: the entry becomes inactive; search no longer returns it. Its text
+   * stays in history (readable at earlier revisions, and `reactivateEntry` brings it back).
+   */
   forgetEntry(request: EntryTargetRequest, options?: WriteCallOptions): Promise<EntryWriteResponse>;
   /** POST /v1/memory/entries/reactivate: a forgotten entry becomes active again. */
   reactivateEntry(request: EntryTargetRequest, options?: WriteCallOptions): Promise<EntryWriteResponse>;
+  /**
+   * POST /v1/memory/entries/purge: erases every version of the entry for good, keeping a tombstone;
+   * reads of it then answer `entry_purged` (410). Needs the key's `purge` permission.
+   */
+  purgeEntry(request: EntryTargetRequest, options?: WriteCallOptions): Promise<PurgeResponse>;
   /** POST /v1/memory/changes: entry versions written between two revisions, oldest first. */
   changes(request: ChangesRequest, options?: CallOptions): Promise<ChangesResponse>;
   /**
@@ -144,6 +153,7 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     forgetEntry: (request, callOptions) => call('POST', 'v1/memory/entries/forget', request, callOptions),
     reactivateEntry: (request, callOptions) =>
       call('POST', 'v1/memory/entries/reactivate', request, callOptions),
+    purgeEntry: (request, callOptions) => call('POST', 'v1/memory/entries/purge', request, callOptions),
     changes: (request, callOptions) => call('POST', 'v1/memory/changes', request, callOptions),
     prepareContext: (request, callOptions) => call('POST', 'v1/context/prepare', request, callOptions),
     capabilities: (callOptions) => call('GET', 'v1/capabilities', undefined, callOptions),

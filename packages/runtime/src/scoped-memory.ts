@@ -14,6 +14,8 @@ import type {
   ListEntriesRequest,
   MemoryRef,
   MemoryService,
+  PurgeRequest,
+  PurgeResult,
   RememberRequest,
   RememberResult,
   ResolvedCitation,
@@ -46,6 +48,12 @@ export interface ScopedMemory {
   revise(request: ReviseRequest, options?: WriteOptions): Promise<EntryWriteResult>;
   forget(request: EntryTarget, options?: WriteOptions): Promise<EntryWriteResult>;
   reactivate(request: EntryTarget, options?: WriteOptions): Promise<EntryWriteResult>;
+  /**
+   * Erases every version of the entry from the store (text, metadata, vectors, index), keeping the
+   * revision chain with a tombstone; reads that name it afterwards answer `entry_purged`, citations
+   * `status: 'purged'`. Cannot be undone, unlike `forget` (RFC 0002, "Purge").
+   */
+  purge(request: PurgeRequest, options?: WriteOptions): Promise<PurgeResult>;
   list(request?: ListEntriesRequest): Promise<EntryPage>;
   get(request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }>;
   changes(request?: ListChangesRequest): Promise<ChangesPage>;
@@ -75,6 +83,7 @@ export function scopedMemory(service: MemoryService, scopeId: string): ScopedMem
     revise: (request, options) => service.revise(scopeId, request, options),
     forget: (request, options) => service.forget(scopeId, request, options),
     reactivate: (request, options) => service.reactivate(scopeId, request, options),
+    purge: (request, options) => service.purge(scopeId, request, options),
     list: (request) => service.list(scopeId, request),
     get: (request) => service.get(scopeId, request),
     changes: (request) => service.changes(scopeId, request),

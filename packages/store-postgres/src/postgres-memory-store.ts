@@ -20,6 +20,10 @@ import {
   type NewEntryVersion,
   type PlannedProjection,
   type ProjectionNeighbour,
+  type PurgedChange,
+  type PurgedEntryMarker,
+  type PurgeEntryWrite,
+  type PurgeTombstone,
   planProjections,
   type RevisionChange,
   RevisionConflictError,
@@ -27,6 +31,7 @@ import {
   type SearchHead,
   type VectorIndexState,
   type VectorSearchQuery,
+  type VersionOperation,
 } from '@powercontext/memory-core';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Database } from './database.js';
@@ -40,7 +45,20 @@ import {
 } from './entry-version-row.js';
 import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency-records.js';
 import { executePrepared } from './prepared.js';
-import { advanceStatistics, recountLexicalStatistics, subtractEmbedded } from './search-statistics.js';
+import {
+  currentProjectionsOf,
+  eraseEntry,
+  listPurgedChanges,
+  listPurgedEntries,
+  planErase,
+  readTombstone,
+} from './purge-entry.js';
+import {
+  advanceStatistics,
+  purgeStatistics,
+  recountLexicalStatistics,
+  subtractEmbedded,
+} from './search-statistics.js';
 import { guardStoreErrors } from './store-errors.js';
 import { quotedArrayLiteral, toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
 
@@ -116,13 +134,16 @@ export class PostgresMemoryStore implements MemoryStore {
         if ((memory?.head_revision ?? 0) !== expectedRevision)
           throw new RevisionConflictError(scopeId, expectedRevision);
         let appended = false;
+        const once = () => {
+          if (appended) throw new Error('a write appends one revision: appendRevision or purgeEntry, once');
+          appended = true;
+        };
         return work({
           findActiveByContentHash: (hashes) => this.#findActiveByHash(trx, scopeId, expectedRevision, hashes),
           currentVersion: async (entryId) =>
             (await this.#entryAt(trx, scopeId, entryId, expectedRevision)) ?? undefined,
           appendRevision: async (operation, versions, projection) => {
-            if (appended) throw new Error('appendRevision may be called once per write');
-            appended = true;
+            once();
             return this.#appendRevision(
               trx,
               scopeId,
@@ -134,6 +155,12 @@ export class PostgresMemoryStore implements MemoryStore {
             );
           },
           recordIdempotency: (record) => insertIdempotencyRecord(trx, scopeId, expectedRevision, record),
+          purgedEntry: (entryId) => readTombstone(trx, scopeId, entryId),
+          purgeEntry: async (purge, projection) => {
+            once();
+            if (!memory) throw new Error(`entry ${purge.entryId} has no current version to purge`);
+            return this.#purgeEntry(trx, scopeId, memory.artifact_id, expectedRevision, purge, projection);
+          },
         });
       }),
     );
@@ -143,15 +170,14 @@ export class PostgresMemoryStore implements MemoryStore {
     return guardStoreErrors(() => findIdempotencyRecord(this.#db, scopeId, key, now));
   }
 
-  async #appendRevision(
+  /** Moves the head (or creates the memory) and records the revision; returns the artifact id. */
+  async #moveHead(
     trx: Transaction<Database>,
     scopeId: string,
     artifactId: string | undefined,
     expectedRevision: number,
     operation: RevisionOperation,
-    versions: readonly NewEntryVersion[],
-    projection: LexicalProjectionPolicy,
-  ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }> {
+  ): Promise<string> {
     const revision = expectedRevision + 1;
     // The head moves (or the memory is created) and the revision is recorded in one round trip; no
     // row back means another writer won the compare-and-swap.
@@ -174,7 +200,20 @@ export class PostgresMemoryStore implements MemoryStore {
     ).execute(trx);
     const artifact = headRows[0]?.artifact_id;
     if (artifact === undefined) throw new RevisionConflictError(scopeId, expectedRevision);
+    return artifact;
+  }
 
+  async #appendRevision(
+    trx: Transaction<Database>,
+    scopeId: string,
+    artifactId: string | undefined,
+    expectedRevision: number,
+    operation: VersionOperation,
+    versions: readonly NewEntryVersion[],
+    projection: LexicalProjectionPolicy,
+  ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }> {
+    const revision = expectedRevision + 1;
+    const artifact = await this.#moveHead(trx, scopeId, artifactId, expectedRevision, operation);
     const superseded = versions.flatMap((v) => (v.previousVersionId ? [v.previousVersionId] : []));
     if (superseded.length > 0) {
       await trx
@@ -222,23 +261,7 @@ export class PostgresMemoryStore implements MemoryStore {
       sourceIds: [...new Set(versions.flatMap((v) => (v.position ? [v.position.sourceId] : [])))],
       unpositioned: versions.filter((v) => v.state === 'active' && !v.position).map((v) => v.entryVersionId),
     });
-    if (planned.length > 0) {
-      // Only re-projected versions have a current projection to supersede; new versions have none.
-      if (replaced.length > 0) {
-        await trx
-          .updateTable('pc_lexical_projections')
-          .set({ superseded_revision: revision })
-          .where('entry_version_id', 'in', replaced)
-          .where('superseded_revision', 'is', null)
-          .execute();
-      }
-      await insertProjections(
-        trx,
-        scopeId,
-        projection.id,
-        planned.map((p) => ({ ...p, revision })),
-      );
-    }
+    await this.#replaceProjections(trx, scopeId, projection, planned, replaced, revision);
     const embeddings = versions.flatMap((v) =>
       v.embedding && v.state === 'active'
         ? [{ entryVersionId: v.entryVersionId, profileId: v.embedding.profileId, vector: v.embedding.vector }]
@@ -261,6 +284,76 @@ export class PostgresMemoryStore implements MemoryStore {
       memory: { artifactId: artifact, scopeId, revision },
       versions: versions.map((v) => byId.get(v.entryVersionId)!),
     };
+  }
+
+  /** Supersedes the current projections of `replaced` at `revision` and inserts the planned ones. */
+  async #replaceProjections(
+    trx: Transaction<Database>,
+    scopeId: string,
+    projection: LexicalProjectionPolicy,
+    planned: readonly PlannedProjection[],
+    replaced: readonly string[],
+    revision: number,
+  ) {
+    if (planned.length === 0) return;
+    // Only re-projected versions have a current projection to supersede; new versions have none.
+    if (replaced.length > 0) {
+      await trx
+        .updateTable('pc_lexical_projections')
+        .set({ superseded_revision: revision })
+        .where('entry_version_id', 'in', replaced)
+        .where('superseded_revision', 'is', null)
+        .execute();
+    }
+    await insertProjections(
+      trx,
+      scopeId,
+      projection.id,
+      planned.map((p) => ({ ...p, revision })),
+    );
+  }
+
+  /**
+   * Writes the purge revision and erases the entry (see eraseEntry), re-projects the entry's source at
+   * the new head without it, and moves the head's search statistics by what changed (the projections of
+   * the entry's source, the entry itself): they then equal those of a scope that never held the entry.
+   * Cached active-entry counts of the scope are dropped, since the erase changed older revisions too.
+   */
+  async #purgeEntry(
+    trx: Transaction<Database>,
+    scopeId: string,
+    artifactId: string,
+    expectedRevision: number,
+    purge: PurgeEntryWrite,
+    projection: LexicalProjectionPolicy,
+  ): Promise<{ memory: MemoryRef; tombstone: PurgeTombstone }> {
+    const revision = expectedRevision + 1;
+    const artifact = await this.#moveHead(trx, scopeId, artifactId, expectedRevision, 'purge');
+    const plan = await planErase(trx, scopeId, purge.entryId);
+    const before = await currentProjectionsOf(trx, scopeId, plan);
+    const tombstone = await eraseEntry(trx, scopeId, purge, revision, plan);
+    if (plan.sources.length > 0) {
+      const { planned, replaced } = await this.#planProjections(trx, scopeId, projection, {
+        sourceIds: plan.sources,
+        unpositioned: [],
+      });
+      await this.#replaceProjections(trx, scopeId, projection, planned, replaced, revision);
+    }
+    const after = await currentProjectionsOf(trx, scopeId, plan);
+    await purgeStatistics(trx, {
+      scopeId,
+      expectedRevision,
+      revision,
+      projections: after.n - before.n,
+      projectionLength: after.length - before.length,
+      activeEntryErased: plan.current.state === 'active',
+      embeddedProfiles: plan.embeddedProfiles,
+      profileIds: [...this.#profiles.keys()],
+    });
+    for (const key of this.#activeEntries.keys()) {
+      if (key.endsWith(`:${scopeId}`)) this.#activeEntries.delete(key);
+    }
+    return { memory: { artifactId: artifact, scopeId, revision }, tombstone };
   }
 
   async #insertEmbeddings(
@@ -488,10 +581,22 @@ export class PostgresMemoryStore implements MemoryStore {
         ORDER BY v.revision, v.entry_version_id LIMIT ${query.limit}`.execute(this.#db);
       return rows.map((row) => ({
         revision: row.revision,
-        operation: row.operation as RevisionOperation,
+        operation: row.operation as VersionOperation,
         version: toEntryVersion(row),
       }));
     });
+  }
+
+  purgedEntry(scopeId: string, entryId: string): Promise<PurgeTombstone | undefined> {
+    return guardStoreErrors(() => readTombstone(this.#db, scopeId, entryId));
+  }
+
+  listPurgedEntries(query: ListEntriesQuery): Promise<PurgedEntryMarker[]> {
+    return guardStoreErrors(() => listPurgedEntries(this.#db, query));
+  }
+
+  listPurgedChanges(query: ListChangesQuery): Promise<PurgedChange[]> {
+    return guardStoreErrors(() => listPurgedChanges(this.#db, query));
   }
 
   lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult> {

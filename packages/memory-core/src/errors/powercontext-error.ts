@@ -3,6 +3,7 @@ export type PowerContextErrorCode =
   | 'invalid_request'
   | 'revision_conflict'
   | 'not_found'
+  | 'entry_purged'
   | 'capability_unavailable'
   | 'invalid_citation'
   | 'store_unavailable'

@@ -10,6 +10,7 @@ import { createFakeEmbedder } from './fake-embedder.js';
 import { describeIdempotencyContract } from './idempotency-contract.js';
 import { noSearchPolicy } from './no-search-policy.js';
 import { describeLexicalProjectionContract } from './projection-contract.js';
+import { describePurgeContract } from './purge-contract.js';
 
 export interface StoreContractOptions {
   /** Creates one store for the whole suite; every test works in scopes of its own. */
@@ -47,6 +48,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
 
     describeLexicalProjectionContract(() => store);
     describeIdempotencyContract(() => store);
+    describePurgeContract(() => store);
 
     it('starts a scope at revision 1 and keeps one artifact id across revisions', async () => {
       const scopeId = scope();
@@ -126,8 +128,8 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         entryId,
         entryVersionId,
       });
-      expect(old.entry.text).toBe('Alice lives in Paris');
-      expect(old.currentAtHead).toBe(false);
+      expect(old).toMatchObject({ status: 'valid', entry: { text: 'Alice lives in Paris' } });
+      expect(old.status === 'valid' && old.currentAtHead).toBe(false);
       expect(await store.entryVersion(scopeId, entryVersionId)).toMatchObject({
         text: 'Alice lives in Paris',
       });

@@ -30,6 +30,7 @@ describe('openapi/powercontext.yaml', () => {
         '/v1/memory/entries/forget',
         '/v1/memory/entries/get',
         '/v1/memory/entries/list',
+        '/v1/memory/entries/purge',
         '/v1/memory/entries/reactivate',
         '/v1/memory/entries/revise',
         '/v1/memory/remember',
