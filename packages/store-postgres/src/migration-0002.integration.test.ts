@@ -59,7 +59,8 @@ async function writeOldFormat(dataDir: string) {
   }
 }
 
-describe('migration 0002 (contextual lexical index) on data written by 0001', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0002 (contextual lexical index) on data written by 0001', { timeout: 120_000 }, () => {
   it('moves every entry version’s postings to a plain projection with the same revision range', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pc-migration-'));
     dirs.push(dataDir);

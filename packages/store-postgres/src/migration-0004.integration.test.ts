@@ -76,7 +76,10 @@ async function writeReleaseFormat(dataDir: string) {
   }
 }
 
-describe('migration 0004 (search storage) on data written by the 6a3d005 release', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0004 (search storage) on data written by the 6a3d005 release', {
+  timeout: 120_000,
+}, () => {
   it('converts every vector into the row, counts the statistics of the head, and searches as before', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pc-migration-'));
     dirs.push(dataDir);

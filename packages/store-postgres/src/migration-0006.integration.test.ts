@@ -67,7 +67,8 @@ async function writeBefore0006(dataDir: string) {
   }
 }
 
-describe('migration 0006 (ingest write path) on data written before it', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0006 (ingest write path) on data written before it', { timeout: 120_000 }, () => {
   it('drops the unused GIN index and the postings key; search and a projection rebuild work as before', {
     timeout: 180_000,
   }, async () => {

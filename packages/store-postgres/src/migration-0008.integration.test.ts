@@ -134,7 +134,8 @@ async function expectFolded(store: PostgresMemoryStore) {
   expect(await store.lexicalProjectionState('old', 2, CONTEXT.id)).toMatchObject({ stale: 0 });
 }
 
-describe('migration 0008 (accent folding) on data written before it', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0008 (accent folding) on data written before it', { timeout: 120_000 }, () => {
   it('PGlite on disk: "cafe" finds "Café" at every revision, as if written with folding', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pc-migration-0008-'));
     dirs.push(dataDir);

@@ -104,7 +104,8 @@ async function expectPurgeable(store: PostgresMemoryStore, entryId: string) {
   expect(hits.hits.map((hit) => hit.entry.text).sort()).toEqual(['copper meadow', 'heron lantern']);
 }
 
-describe('migration 0009 (purge) on data written before it', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0009 (purge) on data written before it', { timeout: 120_000 }, () => {
   it('PGlite on disk: an entry written at schema 0008 is erased from every table', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pc-migration-0009-'));
     dirs.push(dataDir);

@@ -34,7 +34,8 @@ afterEach(() => {
   for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('PGlite on disk', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('PGlite on disk', { timeout: 120_000 }, () => {
   it('persists revisions across a reopen and refuses a second opener while open', async () => {
     const dataDir = freshDir();
     const store = await createPGliteMemoryStore({ dataDir });
