@@ -62,6 +62,7 @@ export {
   type Channel,
   type ChannelCandidate,
   type FusedCandidate,
+  type FusedRanking,
   type LexicalAdmissionFallback,
   type LexicalCandidate,
   type LexicalMatchSources,

@@ -50,10 +50,8 @@ export interface LexicalCandidate extends ChannelCandidate {
   matchedTerms: number;
 }
 
-/** A candidate after fusion, in fused order: its identity and what each channel said of it. */
-export interface FusedCandidate {
-  entryId: string;
-  entryVersionId: string;
+/** What fusion says of a candidate: its fused score and what each channel said of it. */
+export interface FusedRanking {
   /** Fused score (RRF under the shipped policies). */
   score: number;
   matchedBy: Channel[];
@@ -63,8 +61,14 @@ export interface FusedCandidate {
   channelContributions?: Partial<Record<Channel, number>>;
 }
 
+/** A candidate after fusion, in fused order: its identity and its ranking, not yet its content. */
+export interface FusedCandidate extends FusedRanking {
+  entryId: string;
+  entryVersionId: string;
+}
+
 /** A final or coarse search hit: exact identity, text, fused score and per-channel ranks. */
-export interface MemoryHit {
+export interface MemoryHit extends FusedRanking {
   citation: {
     artifactId: string;
     revision: number;
@@ -73,13 +77,6 @@ export interface MemoryHit {
   };
   entry: EntryVersion;
   text: string;
-  /** Fused RRF score. */
-  score: number;
-  matchedBy: Channel[];
-  channelRanks: Partial<Record<Channel, number>>;
-  channelScores: Partial<Record<Channel, number>>;
-  /** What each channel added to `score`, when the policy's fusion is a sum over channels (RRF). */
-  channelContributions?: Partial<Record<Channel, number>>;
   /** Set on the returned hits of a search run with `explain` that had a lexical channel. */
   lexicalMatch?: LexicalMatchSources;
 }
