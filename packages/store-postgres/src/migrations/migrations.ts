@@ -343,3 +343,6 @@ const migrations: Record<string, Migration> = {
 export const memoryMigrations: MigrationProvider = {
   getMigrations: async () => migrations,
 };
+
+/** This module's own file: its text names the schema, so a cached copy of a migrated cluster is keyed by it. */
+export const MIGRATIONS_MODULE_URL = import.meta.url;

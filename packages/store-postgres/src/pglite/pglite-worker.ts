@@ -2,18 +2,7 @@
  * The worker side of PGliteThread: owns one PGlite instance and runs the statements the main thread
  * sends, one at a time, in the order they came. Started by `openPGliteThread`, never imported.
  */
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
@@ -26,6 +15,7 @@ import {
   type PGliteResponse,
   serializeError,
 } from './pglite-protocol.js';
+import { isEmptyFolder, privateTemplateFolder } from './private-templates.js';
 
 const port = parentPort!;
 const { pgliteDir } = workerData as { pgliteDir: string | undefined };
@@ -48,7 +38,7 @@ try {
  * cannot be read is replaced. Only a folder of this user's own, closed to others, is trusted.
  */
 async function createInMemory(create: (options?: PGliteOptions) => Promise<PGlite>): Promise<PGlite> {
-  const folder = templateFolder();
+  const folder = privateTemplateFolder();
   const file = folder && join(folder, `pglite-${installedPGliteVersion()}-empty-cluster.tar.gz`);
   if (file && existsSync(file)) {
     try {
@@ -83,7 +73,7 @@ async function createOnDisk(
   dataDir: string,
 ): Promise<PGlite> {
   if (!isEmptyFolder(dataDir)) return create({ dataDir });
-  const folder = templateFolder();
+  const folder = privateTemplateFolder();
   if (folder) {
     const template = join(folder, `pglite-${installedPGliteVersion()}-empty-data-dir`);
     try {
@@ -108,28 +98,6 @@ async function makeTemplate(create: (options?: PGliteOptions) => Promise<PGlite>
     // A concurrent opener may have put its template in place first; theirs is as good.
     rmSync(partial, { recursive: true, force: true });
     if (!existsSync(join(template, 'PG_VERSION'))) throw error;
-  }
-}
-
-function isEmptyFolder(path: string): boolean {
-  try {
-    return readdirSync(path).length === 0;
-  } catch {
-    return !existsSync(path);
-  }
-}
-
-/** `<tmp>/powercontext-<uid>`, made private if new; undefined when it is not this user's alone. */
-function templateFolder(): string | undefined {
-  try {
-    const uid = process.getuid?.();
-    const folder = join(tmpdir(), `powercontext-${uid ?? 'user'}`);
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const stat = statSync(folder);
-    if (uid !== undefined && (stat.uid !== uid || (stat.mode & 0o077) !== 0)) return undefined;
-    return folder;
-  } catch {
-    return undefined;
   }
 }
 
