@@ -30,6 +30,8 @@ export type {
   RememberResponse,
   ReviseRequest,
   Schemas,
+  ScopeSummaryRequest,
+  ScopeSummaryResponse,
   SearchExplain,
   SearchHit,
   SearchRequest,
