@@ -149,7 +149,12 @@ function operationOf(version: EntryVersion, before: EntryVersion | undefined): s
 const HISTORY_MAX = 100;
 
 /** An entry: its versions newest first, and forget / reactivate / revise with a confirmation each. */
-export async function renderEntry(view: View, scopeId: string, entryId: string): Promise<void> {
+export async function renderEntry(
+  view: View,
+  scopeId: string,
+  entryId: string,
+  notice?: string,
+): Promise<void> {
   view.show(scopeHeader(scopeId, 'Entry history', undefined), loading('the entry'));
   let versions: EntryVersion[];
   let head: number;
@@ -173,7 +178,11 @@ export async function renderEntry(view: View, scopeId: string, entryId: string):
     return;
   }
   const latest = versions[0]!;
-  const outcome = h('div', { attrs: { 'aria-live': 'polite' } });
+  const outcome = h(
+    'div',
+    { attrs: { 'aria-live': 'polite' } },
+    notice && h('p', { class: 'alert ok' }, notice),
+  );
 
   const write = async (label: string, run: () => Promise<EntryWrite>) => {
     outcome.replaceChildren(loading(label));
@@ -184,9 +193,7 @@ export async function renderEntry(view: View, scopeId: string, entryId: string):
           ? `Nothing to do: the entry already was in that state (head revision ${result.memory.revision}).`
           : `Done: ${label} wrote revision ${result.memory.revision}.`;
       announce(words);
-      if (!view.current()) return;
-      await renderEntry(view, scopeId, entryId);
-      view.main.querySelector('.outcome')?.replaceChildren(h('p', { class: 'alert ok' }, words));
+      if (view.current()) await renderEntry(view, scopeId, entryId, words);
     } catch (error) {
       outcome.replaceChildren(failureView(error, () => void write(label, run)));
     }
@@ -249,7 +256,7 @@ export async function renderEntry(view: View, scopeId: string, entryId: string):
           field('New text', editor),
           h('button', { class: 'btn', attrs: { type: 'submit' } }, 'Revise…'),
         ),
-        h('div', { class: 'outcome' }, outcome),
+        outcome,
       )
     : h('p', null, 'Your key has no write permission: this entry can be read, not changed.');
 

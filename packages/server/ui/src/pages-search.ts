@@ -7,8 +7,8 @@ export function modeSelect(): HTMLSelectElement {
   return h(
     'select',
     { attrs: { name: 'mode' } },
-    h('option', { attrs: { value: 'auto' } }, 'auto (hybrid when the vector index is complete)'),
-    h('option', { attrs: { value: 'fts' } }, 'fts (full-text)'),
+    h('option', { attrs: { value: 'auto' } }, 'auto'),
+    h('option', { attrs: { value: 'fts' } }, 'fts'),
     h('option', { attrs: { value: 'vector' } }, 'vector'),
     h('option', { attrs: { value: 'hybrid' } }, 'hybrid'),
   ) as HTMLSelectElement;
@@ -63,7 +63,7 @@ export function renderSearch(view: View, scopeId: string): void {
         },
       },
       field('Query', query),
-      field('Mode', mode),
+      field('Mode', mode, 'auto: hybrid when the vector index is complete, else fts (full-text).'),
       field('Most hits', limit, '1 to 50.'),
       h(
         'div',
