@@ -250,7 +250,7 @@ describe('the memory inspector in Chromium', () => {
     expect(planted).toEqual({ pwned: null, scripts: 0, images: 0, javascriptLinks: 0, handlers: 0 });
     await page.getByLabel('Filter this page by text').fill('GREEN TEA');
     await expect.poll(() => entries.count()).toBe(1);
-    expect(await entries.first().innerText()).toContain('Alice prefers green tea over coffee');
+    expect(await entries.first().textContent()).toContain('Alice prefers green tea over coffee');
     await page.getByLabel('Filter this page by text').fill('');
     await expect.poll(() => entries.count()).toBe(9);
     await screenshots('entries');
@@ -264,14 +264,14 @@ describe('the memory inspector in Chromium', () => {
     await page.getByLabel('Query').press('Enter');
     const hits = main().getByRole('list', { name: 'Hits' }).getByRole('listitem');
     await hits.first().waitFor();
-    expect(await hits.first().innerText()).toContain('Alice prefers green tea over coffee');
+    expect(await hits.first().textContent()).toContain('Alice prefers green tea over coffee');
     const why = await factsIn(hits.first());
     expect(why.Score).toMatch(/^0\.\d{4}$/u);
     expect(why['Found by']).toContain('full-text');
     expect(why['Channel ranks']).toContain('full-text #1');
     expect(why['Own words matched']).toBe('green, tea');
     expect(why['Matched only through neighbours']).toBe('none');
-    const summary = await main().getByRole('region', { name: 'How the search ran' }).innerText();
+    const summary = await main().getByRole('region', { name: 'How the search ran' }).textContent();
     expect(summary).toContain('Asked for mode auto');
     expect(summary).toContain('No reranker ran');
     expect(summary).toContain('Query terms as the full-text index reads them: green, tea');
@@ -320,16 +320,16 @@ describe('the memory inspector in Chromium', () => {
     await page.getByRole('link', { name: 'Prepare context' }).click();
     await page.getByLabel('Query').fill('tea harvest');
     await page.getByLabel('Token budget').fill('300');
-    expect(await main().locator('output').innerText()).toBe('300 tokens');
+    expect(await main().locator('output').textContent()).toBe('300 tokens');
     await page.getByRole('button', { name: 'Prepare' }).click();
     const framed = main().getByRole('region', { name: 'Framed context' });
     await framed.waitFor();
     const tokens = /^(\d+) of 300 /u.exec((await factsIn(framed)).Tokens ?? '');
     expect(tokens).not.toBeNull();
     expect(Number(tokens![1])).toBeLessThanOrEqual(300);
-    expect(await framed.locator('pre').innerText()).toContain('Tea harvest');
+    expect(await framed.locator('pre').textContent()).toContain('Tea harvest');
     const omitted = main().getByRole('region', { name: /Left out/u });
-    const omittedText = await omitted.innerText();
+    const omittedText = await omitted.textContent();
     expect(omittedText).toMatch(/Left out \([1-9]\d*\)/u);
     expect(omittedText).toContain('did not fit in what was left of the 300-token budget');
     await screenshots('context');
@@ -344,8 +344,8 @@ describe('the memory inspector in Chromium', () => {
     await page.getByLabel('Up to revision').fill('3');
     await page.getByRole('button', { name: 'Show changes' }).click();
     await expect.poll(() => changes.count()).toBe(2);
-    expect(await changes.nth(0).innerText()).toContain('Revision 2: forget');
-    expect(await changes.nth(1).innerText()).toContain('Revision 3: reactivate');
+    expect(await changes.nth(0).textContent()).toContain('Revision 2: forget');
+    expect(await changes.nth(1).textContent()).toContain('Revision 3: reactivate');
     await screenshots('changes');
     await expectAccessible('changes');
   });
@@ -380,8 +380,8 @@ describe('the memory inspector in Chromium', () => {
       await signIn(other, ALPHA_ONLY);
       const scopes = other.locator('main').getByRole('list', { name: 'Scopes' }).getByRole('listitem');
       expect(await scopes.count()).toBe(1);
-      expect(await scopes.first().innerText()).toContain('alpha');
-      expect(await other.locator('main').innerText()).not.toContain('beta');
+      expect(await scopes.first().textContent()).toContain('alpha');
+      expect(await other.locator('main').textContent()).not.toContain('beta');
       // The search page offers no explain to a key without the permission.
       await other.goto(`${server.url}/ui/#/scope/alpha/search`);
       expect(await other.getByLabel('Explain why each hit was found').isDisabled()).toBe(true);
@@ -390,9 +390,9 @@ describe('the memory inspector in Chromium', () => {
       await other.goto(`${server.url}/ui/#/scope/beta/entries`);
       const alert = other.getByRole('alert');
       await alert.waitFor();
-      expect(await alert.innerText()).toContain('Forbidden (403)');
-      expect(await alert.innerText()).toContain('scope_forbidden');
-      expect(await other.locator('main').innerText()).not.toContain('Beta keeps its launch date quiet');
+      expect(await alert.textContent()).toContain('Forbidden (403)');
+      expect(await alert.textContent()).toContain('scope_forbidden');
+      expect(await other.locator('main').textContent()).not.toContain('Beta keeps its launch date quiet');
       await screenshots('forbidden', other);
       await expectAccessible('forbidden', other);
     } finally {
