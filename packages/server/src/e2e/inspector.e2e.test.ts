@@ -276,10 +276,12 @@ describe('the memory inspector in Chromium', () => {
     expect(summary).toContain('No reranker ran');
     expect(summary).toContain('Query terms as the full-text index reads them: green, tea');
     await screenshots('search');
+    // The top of the page at desktop width, as the README shows it (docs/images/inspector-search.png).
+    await page.screenshot({ path: join(SCREENSHOTS, 'search-desktop-top.png') });
     await expectAccessible('search');
   });
 
-  it('opens an entry’s history, forgets it and reactivates it from the page, with a confirmation each', async () => {
+  it('opens an entry’s history, forgets it (through a 409 conflict and its retry) and reactivates it from the page', async () => {
     const hit = main().getByRole('list', { name: 'Hits' }).getByRole('listitem').first();
     await hit.getByRole('link', { name: 'History and actions' }).click();
     await page.getByRole('heading', { name: 'Entry history' }).waitFor();
@@ -290,7 +292,33 @@ describe('the memory inspector in Chromium', () => {
     expect(
       (await api<{ entries: unknown[] }>('/v1/memory/entries/list', { scope_id: 'alpha' })).entries,
     ).toHaveLength(9);
+    // The first try meets a conflict (as when another writer moved the scope): the page says so and
+    // offers a retry, which goes through.
+    let conflicts = 0;
+    await page.route(
+      '**/v1/memory/entries/forget',
+      async (route) => {
+        conflicts += 1;
+        await route.fulfill({
+          status: 409,
+          contentType: 'application/json',
+          body: JSON.stringify({
+            error: {
+              code: 'revision_conflict',
+              message: 'The scope moved during the write',
+              retryable: true,
+            },
+          }),
+        });
+      },
+      { times: 1 },
+    );
     await page.getByRole('button', { name: 'Yes, forget it' }).click();
+    const conflict = main().getByRole('alert');
+    await conflict.waitFor();
+    expect(await conflict.textContent()).toContain('Conflict (409)');
+    expect(conflicts).toBe(1);
+    await conflict.getByRole('button', { name: 'Retry' }).click();
     await main().getByText('Done: forget wrote revision 2.').waitFor();
     await main().getByRole('heading', { name: 'Version 2: forget at revision 2' }).waitFor();
     const active = await api<{ entries: { text: string }[] }>('/v1/memory/entries/list', {
