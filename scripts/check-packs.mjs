@@ -63,7 +63,9 @@ for (const pkg of packages) {
     const hasPage = listing.includes('package/dist/ui/index.html');
     const hasScript = listing.some((entry) => /^package\/dist\/ui\/assets\/[^/]+\.js$/.test(entry));
     if (!hasPage || !hasScript) {
-      pkg.problems.push('[pack] dist/ui (the inspector bundle) is missing: run `pnpm build`, which builds it');
+      pkg.problems.push(
+        '[pack] dist/ui (the inspector bundle) is missing: run `pnpm build`, which builds it',
+      );
     }
   }
   record(pkg, 'pack', !pkg.problems.length, pkg.problems.join('\n'));
