@@ -12,6 +12,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../auth/api-keys.js';
 import { type ServerProcess, startServerProcess } from '../testing-support/server-process.js';
 
+// The callbacks given to page.evaluate run in the browser. This package compiles without the DOM
+// library, so the few page globals they touch are declared here, for this file only.
+interface PageNode {
+  readonly tagName: string;
+  readonly textContent: string | null;
+  readonly attributes: ArrayLike<{ readonly name: string }>;
+}
+declare const document: {
+  readonly activeElement: PageNode | null;
+  readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number };
+  readonly head: { append(node: unknown): void };
+  querySelectorAll(selector: string): ArrayLike<PageNode>;
+  createElement(tag: 'script'): { textContent: string };
+  addEventListener(
+    type: 'securitypolicyviolation',
+    listener: (event: { readonly effectiveDirective: string }) => void,
+    options: { once: boolean },
+  ): void;
+};
+declare const window: object;
+declare const sessionStorage: { getItem(key: string): string | null };
+declare const localStorage: { getItem(key: string): string | null };
+
 const CHROMIUM = process.env.POWERCONTEXT_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL('../../../../artifacts/inspector-screenshots/', import.meta.url));
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -84,7 +107,7 @@ async function expectAccessible(name: string, target: Page = page): Promise<void
   if (!(await target.evaluate(() => 'axe' in window))) await target.evaluate(AXE_SOURCE);
   const violations = await target.evaluate(async () => {
     const axe = (
-      window as unknown as { axe: { run: (context: Document) => Promise<{ violations: unknown[] }> } }
+      window as unknown as { axe: { run: (context: unknown) => Promise<{ violations: unknown[] }> } }
     ).axe;
     const result = await axe.run(document);
     return (result.violations as { id: string; impact: string | null; nodes: { target: unknown }[] }[]).map(
@@ -243,8 +266,8 @@ describe('the memory inspector in Chromium', () => {
       scripts: document.querySelectorAll('main script').length,
       images: document.querySelectorAll('main img').length,
       javascriptLinks: document.querySelectorAll('a[href^="javascript" i]').length,
-      handlers: [...document.querySelectorAll('main *')].filter((element) =>
-        [...element.attributes].some((attribute) => attribute.name.startsWith('on')),
+      handlers: Array.from(document.querySelectorAll('main *')).filter((element) =>
+        Array.from(element.attributes).some((attribute) => attribute.name.startsWith('on')),
       ).length,
     }));
     expect(planted).toEqual({ pwned: null, scripts: 0, images: 0, javascriptLinks: 0, handlers: 0 });
@@ -281,7 +304,7 @@ describe('the memory inspector in Chromium', () => {
     await expectAccessible('search');
   });
 
-  it('opens an entry’s history, forgets it (through a 409 conflict and its retry) and reactivates it from the page', async () => {
+  it('opens an entry’s history; forgets it (through a 409 conflict and its retry), reactivates and revises it from the page', async () => {
     const hit = main().getByRole('list', { name: 'Hits' }).getByRole('listitem').first();
     await hit.getByRole('link', { name: 'History and actions' }).click();
     await page.getByRole('heading', { name: 'Entry history' }).waitFor();
@@ -340,6 +363,16 @@ describe('the memory inspector in Chromium', () => {
       memory: { revision: 3 },
       entries: { active: 9, inactive: 0 },
     });
+
+    await page.getByLabel('New text').fill('Alice prefers green tea over coffee, without sugar.');
+    await page.getByRole('button', { name: 'Revise…' }).click();
+    await page.getByRole('button', { name: 'Yes, save the new version' }).click();
+    await main().getByText('Done: revise wrote revision 4.').waitFor();
+    await main().getByRole('heading', { name: 'Version 4: revise at revision 4' }).waitFor();
+    const current = main().getByRole('region', { name: /Current version/u });
+    expect(await current.locator('.memory-text').textContent()).toBe(
+      'Alice prefers green tea over coffee, without sugar.',
+    );
     await screenshots('entry');
     await expectAccessible('entry');
   });
@@ -367,7 +400,8 @@ describe('the memory inspector in Chromium', () => {
   it('shows the changes between two revisions', async () => {
     await page.getByRole('link', { name: 'Changes' }).click();
     const changes = main().getByRole('list', { name: 'Changes' }).getByRole('listitem');
-    await expect.poll(() => changes.count()).toBe(11);
+    // 9 remembered, then forget, reactivate and revise.
+    await expect.poll(() => changes.count()).toBe(12);
     await page.getByLabel('After revision').fill('1');
     await page.getByLabel('Up to revision').fill('3');
     await page.getByRole('button', { name: 'Show changes' }).click();
