@@ -82,6 +82,7 @@ describe('createPowerContextClient', () => {
     await client.purgeEntry(target);
     await client.changes({ scope_id: 's' });
     await client.prepareContext({ scope_id: 's', query: 'q' });
+    await client.scopeSummary({ scope_id: 's' });
     await client.capabilities();
     await client.health();
     await client.ready();
@@ -95,12 +96,14 @@ describe('createPowerContextClient', () => {
       'POST /v1/memory/entries/purge',
       'POST /v1/memory/changes',
       'POST /v1/context/prepare',
+      'POST /v1/memory/summary',
       'GET /v1/capabilities',
       'GET /healthz',
       'GET /readyz',
     ]);
-    expect(calls[9]!.headers).not.toHaveProperty('content-type');
-    expect(calls[9]!.headers).not.toHaveProperty('authorization');
+    const capabilities = calls.find((call) => call.url.endsWith('/v1/capabilities'))!;
+    expect(capabilities.headers).not.toHaveProperty('content-type');
+    expect(capabilities.headers).not.toHaveProperty('authorization');
   });
 
   it('prepares context: posts the query and the snake_case contract, answers the report as sent', async () => {

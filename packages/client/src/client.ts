@@ -17,6 +17,8 @@ import type {
   RememberRequest,
   RememberResponse,
   ReviseRequest,
+  ScopeSummaryRequest,
+  ScopeSummaryResponse,
   SearchRequest,
   SearchResponse,
 } from './api-types.js';
@@ -83,6 +85,8 @@ export interface PowerContextClient {
    * framed `context` (the only place retrieved text appears), each chunk's citation and every omission.
    */
   prepareContext(request: PrepareContextRequest, options?: CallOptions): Promise<PrepareContextResponse>;
+  /** POST /v1/memory/summary: the scope's head revision and its entries by state (counted at the head). */
+  scopeSummary(request: ScopeSummaryRequest, options?: CallOptions): Promise<ScopeSummaryResponse>;
   /** GET /v1/capabilities: search modes, embedding profile, rerank policy in use. */
   capabilities(options?: CallOptions): Promise<CapabilitiesResponse>;
   /** GET /healthz: the process answers. */
@@ -156,6 +160,7 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     purgeEntry: (request, callOptions) => call('POST', 'v1/memory/entries/purge', request, callOptions),
     changes: (request, callOptions) => call('POST', 'v1/memory/changes', request, callOptions),
     prepareContext: (request, callOptions) => call('POST', 'v1/context/prepare', request, callOptions),
+    scopeSummary: (request, callOptions) => call('POST', 'v1/memory/summary', request, callOptions),
     capabilities: (callOptions) => call('GET', 'v1/capabilities', undefined, callOptions),
     health: (callOptions) => call('GET', 'healthz', undefined, callOptions),
     ready: (callOptions) => call('GET', 'readyz', undefined, callOptions),

@@ -36,6 +36,8 @@ export type {
   RememberResponse,
   ReviseRequest,
   Schemas,
+  ScopeSummaryRequest,
+  ScopeSummaryResponse,
   SearchExplain,
   SearchHit,
   SearchRequest,

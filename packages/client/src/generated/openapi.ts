@@ -1621,6 +1621,122 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/memory/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A scope’s head revision and how many entries it holds
+     * @description Counts every entry at the head, so its cost grows with the scope (one list page of 200 entries per 200 entries). Needs the read permission.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The scope to summarize. */
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ScopeSummaryRequest'];
+        };
+      };
+      responses: {
+        /** @description The head and the entry counts, read at one revision. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ScopeSummaryResponse'];
+          };
+        };
+        /** @description Malformed request: the body is not JSON, or not sent as application/json (malformed_request). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Missing or unknown API key (unauthenticated). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The body is larger than the configured limit (payload_too_large). */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description An unexpected failure of the server (internal_error). */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2265,6 +2381,24 @@ export interface components {
        * @enum {string}
        */
       tokenizer?: 'o200k_base' | 'cl100k_base';
+    };
+    ScopeSummaryResponse: {
+      /** @description The scope’s head revision; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
+      /** @description Entries at `memory.revision`, by state; both 0 for a scope never written. */
+      entries: {
+        /** @description Entries whose current version is active. */
+        active: number;
+        /** @description Entries whose current version is forgotten. */
+        inactive: number;
+      };
+    };
+    ScopeSummaryRequest: {
+      /**
+       * @description The scope whose Memory the request reads or writes.
+       * @example project
+       */
+      scope_id: string;
     };
   };
   responses: never;

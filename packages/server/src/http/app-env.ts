@@ -66,6 +66,8 @@ export interface AppOptions {
   /** Host and Origin rules; default: loopback only without keys, no foreign origins with keys. */
   origins?: OriginPolicy;
   mcp?: McpHttpHandler;
+  /** Serve the memory inspector at `/ui` (its built files; see http/inspector-routes.ts). */
+  ui?: boolean;
 }
 
 /** Which browsers' pages may call the server, and under which host names it may be reached. */

@@ -35,6 +35,7 @@ describe('openapi/powercontext.yaml', () => {
         '/v1/memory/entries/revise',
         '/v1/memory/remember',
         '/v1/memory/search',
+        '/v1/memory/summary',
       ].sort(),
     );
     expect(document.components.schemas.ErrorResponse.properties.error.properties.code.enum).toEqual(

@@ -156,6 +156,7 @@ function bodies(scope: string): Record<string, Record<string, unknown>> {
     '/v1/memory/changes': { scope_id: scope },
     '/v1/memory/search': { scope_id: scope, query: 'deploy freeze', explain: 'redacted' },
     '/v1/context/prepare': { scope_id: scope, query: 'deploy freeze' },
+    '/v1/memory/summary': { scope_id: scope },
   };
 }
 const POST_ROUTES = Object.keys(bodies('alpha'));
@@ -199,6 +200,7 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       '/v1/memory/entries/list',
       '/v1/memory/changes',
       '/v1/context/prepare',
+      '/v1/memory/summary',
     ]) {
       const empty = await local.call<{ memory: unknown }>(path, bodies('never-written')[path]);
       expect(empty.status, empty.text).toBe(200);

@@ -23,6 +23,7 @@ export const SERVER_SETTINGS = {
   logLevel: 'POWERCONTEXT_SERVER_LOG_LEVEL',
   allowedOrigins: 'POWERCONTEXT_SERVER_ALLOWED_ORIGINS',
   maxInFlightPerKey: 'POWERCONTEXT_SERVER_MAX_IN_FLIGHT_PER_KEY',
+  ui: 'POWERCONTEXT_SERVER_UI',
 } as const;
 
 export const SERVER_DEFAULTS = {
@@ -54,6 +55,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Keyed mode: foreign page origins allowed to call with a key (CORS, no credentials). */
   allowedOrigins: ReadonlySet<string>;
+  /** Whether `/ui` serves the memory inspector (default: on for a loopback host, off otherwise). */
+  ui: boolean;
   runtime: RuntimeConfig;
 }
 
@@ -110,6 +113,10 @@ export function loadServerConfig(
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigurationError(SERVER_SETTINGS.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
   }
+  const ui = value(SERVER_SETTINGS.ui)?.trim().toLowerCase();
+  if (ui !== undefined && ui !== 'on' && ui !== 'off') {
+    throw new ConfigurationError(SERVER_SETTINGS.ui, 'must be on or off');
+  }
   return {
     host,
     port: port ?? SERVER_DEFAULTS.port,
@@ -125,6 +132,7 @@ export function loadServerConfig(
       SERVER_DEFAULTS.shutdownTimeoutMs,
     logLevel: logLevel as LogLevel,
     allowedOrigins: origins.origins,
+    ui: ui === undefined ? isLoopback(host) : ui === 'on',
     runtime: loadRuntimeConfig(runtimeEnv),
   };
 }

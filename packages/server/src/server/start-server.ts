@@ -45,6 +45,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     admission: new KeyAdmission(new RateLimiter()),
     origins: { loopbackOnly: config.auth.kind === 'local', allowedOrigins: config.allowedOrigins },
     ...(options.mcp ? { mcp: options.mcp } : {}),
+    ui: config.ui,
   });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await listen(server, config.port, config.host);
@@ -76,6 +77,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     url,
     store: runtime.capabilities().store,
     auth: config.auth.kind === 'keys' ? `${config.auth.keys.length} API keys` : 'none (loopback only)',
+    inspector: config.ui ? `${url}/ui/` : 'off',
   });
 
   let closing: Promise<void> | undefined;
