@@ -233,6 +233,18 @@ async function checkHttpServer(env, cwd) {
       'POST /v1/memory/search returns the cited hit',
       `status ${searched.status}, ${JSON.stringify(hit ?? searched.body).slice(0, 200)}`,
     );
+    // The memory inspector comes built in the tarball (rfcs/0012): the page and its script answer.
+    const page = await fetch(`${url}/ui/`);
+    const html = await page.text();
+    const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    const scriptStatus = script ? (await fetch(`${url}${script}`)).status : 'none';
+    check(
+      page.status === 200 &&
+        scriptStatus === 200 &&
+        /script-src 'self'/.test(page.headers.get('content-security-policy') ?? ''),
+      'GET /ui/ serves the inspector and its script, under its CSP',
+      `page ${page.status}, script ${script ?? 'missing'}: ${scriptStatus}`,
+    );
   } finally {
     server.kill('SIGTERM');
     const code = await Promise.race([

@@ -57,6 +57,17 @@ for (const pkg of packages) {
     record(pkg, 'pack', false, error.message);
     continue;
   }
+  // The server serves its memory inspector from the built files in its tarball (rfcs/0012).
+  if (pkg.name === '@powercontext/server') {
+    const listing = run('tar', ['-tzf', pkg.tarball], root).stdout.split('\n');
+    const hasPage = listing.includes('package/dist/ui/index.html');
+    const hasScript = listing.some((entry) => /^package\/dist\/ui\/assets\/[^/]+\.js$/.test(entry));
+    if (!hasPage || !hasScript) {
+      pkg.problems.push(
+        '[pack] dist/ui (the inspector bundle) is missing: run `pnpm build`, which builds it',
+      );
+    }
+  }
   record(pkg, 'pack', !pkg.problems.length, pkg.problems.join('\n'));
 
   const data = fs.readFileSync(pkg.tarball);

@@ -11,7 +11,8 @@ import { type RunningServer, startReferenceServer } from './testing-support/refe
 // PGlite directory and a free port, with an API keys file.
 const dir = mkdtempSync(join(tmpdir(), 'pc-client-e2e-'));
 const KEYS = {
-  writer: { scopes: ['client-a'], permissions: ['read', 'write', 'explain'] },
+  writer: { scopes: ['client-a', 'client-p'], permissions: ['read', 'write', 'explain'] },
+  purger: { scopes: ['client-p'], permissions: ['purge'] },
   reader: { scopes: ['client-a'], permissions: ['read'] },
   limited: { scopes: ['client-a'], permissions: ['read'], rate_limit: { requests: 1, window_seconds: 3600 } },
 };
@@ -232,6 +233,42 @@ describe('@powercontext/client against the reference server', () => {
     await writer.reactivateEntry(target);
     expect(await writer.forgetEntry(target, { idempotencyKey: 'client-key-2' })).toEqual(forgotten);
     expect((await writer.changes({ scope_id: 'client-a' })).memory?.revision).toBe(before + 3);
+  });
+
+  it('purges with the purge permission only; the entry then answers entry_purged (410)', async () => {
+    const writer = clientFor('writer');
+    const written = await writer.remember({
+      scope_id: 'client-p',
+      entries: [{ text: 'The vault combination is 31-17-5.' }, { text: 'The lobby opens at eight.' }],
+    });
+    const entryId = written.entries[0]!.entry_id;
+    const target = { scope_id: 'client-p', entry_id: entryId };
+    expect(await failure(writer.purgeEntry(target))).toMatchObject({
+      code: 'permission_forbidden',
+      status: 403,
+    });
+    const purged = await clientFor('purger').purgeEntry(target);
+    expect(purged).toMatchObject({
+      status: 'purged',
+      memory: { revision: 2 },
+      tombstone: { entry_id: entryId, version: 2, revision: 2, purged_by: 'purger' },
+    });
+    const gone = await failure(writer.getEntry({ ...target, revision: 1 }));
+    expect(gone).toMatchObject({
+      code: 'entry_purged',
+      status: 410,
+      retryable: false,
+      details: { entry_id: entryId, purge: { revision: 2, purged_by: 'purger' } },
+    });
+    const changes = await writer.changes({ scope_id: 'client-p' });
+    expect(changes.changes.filter((change) => 'purged' in change)).toMatchObject([
+      { revision: 1, operation: 'remember', purged: true, entry_id: entryId },
+      { revision: 2, operation: 'purge', purged: true, entry_id: entryId },
+    ]);
+    const atOne = await writer.listEntries({ scope_id: 'client-p', revision: 1 });
+    expect(atOne.purged).toMatchObject([{ entry_id: entryId, purged: true }]);
+    expect(JSON.stringify([changes, atOne])).not.toContain('vault');
+    expect(await clientFor('purger').purgeEntry(target)).toMatchObject({ status: 'unchanged' });
   });
 
   it('reports a server that is not there as network_error', async () => {

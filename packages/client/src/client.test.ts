@@ -79,8 +79,10 @@ describe('createPowerContextClient', () => {
     await client.reviseEntry({ ...target, text: 't' });
     await client.forgetEntry(target);
     await client.reactivateEntry(target);
+    await client.purgeEntry(target);
     await client.changes({ scope_id: 's' });
     await client.prepareContext({ scope_id: 's', query: 'q' });
+    await client.scopeSummary({ scope_id: 's' });
     await client.capabilities();
     await client.health();
     await client.ready();
@@ -91,14 +93,17 @@ describe('createPowerContextClient', () => {
       'POST /v1/memory/entries/revise',
       'POST /v1/memory/entries/forget',
       'POST /v1/memory/entries/reactivate',
+      'POST /v1/memory/entries/purge',
       'POST /v1/memory/changes',
       'POST /v1/context/prepare',
+      'POST /v1/memory/summary',
       'GET /v1/capabilities',
       'GET /healthz',
       'GET /readyz',
     ]);
-    expect(calls[8]!.headers).not.toHaveProperty('content-type');
-    expect(calls[8]!.headers).not.toHaveProperty('authorization');
+    const capabilities = calls.find((call) => call.url.endsWith('/v1/capabilities'))!;
+    expect(capabilities.headers).not.toHaveProperty('content-type');
+    expect(capabilities.headers).not.toHaveProperty('authorization');
   });
 
   it('prepares context: posts the query and the snake_case contract, answers the report as sent', async () => {
@@ -269,6 +274,10 @@ describe('createPowerContextClient', () => {
     >();
     expectTypeOf<ReturnType<Client['forgetEntry']>>().toEqualTypeOf<
       Promise<OkBody<'/v1/memory/entries/forget', 'post'>>
+    >();
+    expectTypeOf<Parameters<Client['purgeEntry']>[0]>().toEqualTypeOf<PostBody<'/v1/memory/entries/purge'>>();
+    expectTypeOf<ReturnType<Client['purgeEntry']>>().toEqualTypeOf<
+      Promise<OkBody<'/v1/memory/entries/purge', 'post'>>
     >();
     expectTypeOf<ReturnType<Client['capabilities']>>().toEqualTypeOf<
       Promise<OkBody<'/v1/capabilities', 'get'>>

@@ -13,10 +13,13 @@ import type {
   ListEntriesResponse,
   PrepareContextRequest,
   PrepareContextResponse,
+  PurgeResponse,
   ReadyResponse,
   RememberRequest,
   RememberResponse,
   ReviseRequest,
+  ScopeSummaryRequest,
+  ScopeSummaryResponse,
   SearchRequest,
   SearchResponse,
 } from './api-types.js';
@@ -64,10 +67,18 @@ export interface PowerContextClient {
   getEntry(request: GetEntryRequest, options?: CallOptions): Promise<GetEntryResponse>;
   /** POST /v1/memory/entries/revise: a new version of the entry's text. */
   reviseEntry(request: ReviseRequest, options?: WriteCallOptions): Promise<EntryWriteResponse>;
-  /** POST /v1/memory/entries/forget: the entry becomes inactive; search no longer returns it. */
+  /**
+   * POST /v1/memory/entries/forget: the entry becomes inactive; search no longer returns it. Its text
+   * stays in history (readable at earlier revisions, and `reactivateEntry` brings it back).
+   */
   forgetEntry(request: EntryTargetRequest, options?: WriteCallOptions): Promise<EntryWriteResponse>;
   /** POST /v1/memory/entries/reactivate: a forgotten entry becomes active again. */
   reactivateEntry(request: EntryTargetRequest, options?: WriteCallOptions): Promise<EntryWriteResponse>;
+  /**
+   * POST /v1/memory/entries/purge: erases every version of the entry for good, keeping a tombstone;
+   * reads of it then answer `entry_purged` (410). Needs the key's `purge` permission.
+   */
+  purgeEntry(request: EntryTargetRequest, options?: WriteCallOptions): Promise<PurgeResponse>;
   /** POST /v1/memory/changes: entry versions written between two revisions, oldest first. */
   changes(request: ChangesRequest, options?: CallOptions): Promise<ChangesResponse>;
   /**
@@ -75,6 +86,8 @@ export interface PowerContextClient {
    * framed `context` (the only place retrieved text appears), each chunk's citation and every omission.
    */
   prepareContext(request: PrepareContextRequest, options?: CallOptions): Promise<PrepareContextResponse>;
+  /** POST /v1/memory/summary: the scope's head revision and its entries by state (counted at the head). */
+  scopeSummary(request: ScopeSummaryRequest, options?: CallOptions): Promise<ScopeSummaryResponse>;
   /** GET /v1/capabilities: search modes, embedding profile, rerank policy in use. */
   capabilities(options?: CallOptions): Promise<CapabilitiesResponse>;
   /** GET /healthz: the process answers. */
@@ -149,8 +162,10 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     forgetEntry: (request, callOptions) => call('POST', 'v1/memory/entries/forget', request, callOptions),
     reactivateEntry: (request, callOptions) =>
       call('POST', 'v1/memory/entries/reactivate', request, callOptions),
+    purgeEntry: (request, callOptions) => call('POST', 'v1/memory/entries/purge', request, callOptions),
     changes: (request, callOptions) => call('POST', 'v1/memory/changes', request, callOptions),
     prepareContext: (request, callOptions) => call('POST', 'v1/context/prepare', request, callOptions),
+    scopeSummary: (request, callOptions) => call('POST', 'v1/memory/summary', request, callOptions),
     capabilities: (callOptions) => call('GET', 'v1/capabilities', undefined, callOptions),
     health: (callOptions) => call('GET', 'healthz', undefined, callOptions),
     ready: (callOptions) => call('GET', 'readyz', undefined, callOptions),

@@ -7,6 +7,7 @@ import type {
   ChangesResponse,
   ListEntriesResponse,
   PrepareContextResponse,
+  ScopeSummaryResponse,
   SearchResponse,
 } from './api-types.js';
 
@@ -38,9 +39,10 @@ describe('a scope never written', () => {
     expectTypeOf<ListEntriesResponse['memory']>().toEqualTypeOf<ArtifactRef | null>();
     expectTypeOf<ChangesResponse['memory']>().toEqualTypeOf<ArtifactRef | null>();
     expectTypeOf<PrepareContextResponse['memory']>().toEqualTypeOf<ArtifactRef | null>();
+    expectTypeOf<ScopeSummaryResponse['memory']>().toEqualTypeOf<ArtifactRef | null>();
     // And at run time, the generated source says so in as many words.
     const source = readFileSync(new URL(`../${GENERATED}`, import.meta.url), 'utf8');
-    expect(source.match(/memory: components\['schemas'\]\['ArtifactRef'\] \| null;/gu)).toHaveLength(4);
+    expect(source.match(/memory: components\['schemas'\]\['ArtifactRef'\] \| null;/gu)).toHaveLength(5);
     expect(source).not.toContain('Record<string, never> | null');
   });
 });

@@ -40,6 +40,17 @@ export {
 } from './domain/memory-entry.js';
 export type { Citation, MemoryRef } from './domain/memory-ref.js';
 export { parseInput } from './domain/parse-input.js';
+export {
+  PURGED_BY_MAX_CHARS,
+  type PurgedChange,
+  type PurgedEntryMarker,
+  type PurgedVersion,
+  type PurgeInfo,
+  type PurgeRequest,
+  type PurgeResult,
+  type PurgeTombstone,
+  purgedVersionAt,
+} from './domain/purge.js';
 export { LEXICAL_QUERY_MAX_TERMS, lexicalQueryOf, normalizeQuery } from './domain/query-normalization.js';
 export {
   type GetEntryRequest,
@@ -50,6 +61,8 @@ export {
 export {
   type Channel,
   type ChannelCandidate,
+  type FusedCandidate,
+  type FusedRanking,
   type LexicalAdmissionFallback,
   type LexicalCandidate,
   type LexicalMatchSources,
@@ -70,6 +83,7 @@ export {
 export { storableText } from './domain/text-rules.js';
 export { type Capability, CapabilityUnavailableError } from './errors/capability-unavailable-error.js';
 export { EmbeddingFailedError } from './errors/embedding-failed-error.js';
+export { EntryPurgedError } from './errors/entry-purged-error.js';
 export { IdempotencyKeyReusedError } from './errors/idempotency-key-reused-error.js';
 export { InvalidCitationError } from './errors/invalid-citation-error.js';
 export { type MissingThing, NotFoundError } from './errors/not-found-error.js';
@@ -107,11 +121,13 @@ export type {
   MemoryStore,
   MemoryWriteTransaction,
   NewEntryVersion,
+  PurgeEntryWrite,
   RevisionChange,
   RevisionOperation,
   SearchHead,
   VectorIndexState,
   VectorSearchQuery,
+  VersionOperation,
 } from './ports/memory-store.port.js';
 export type { Bm25Parameters, RetrievalPolicy } from './ports/retrieval-policy.port.js';
 export type {
@@ -152,7 +168,9 @@ export {
   type EntryWriteStatus,
   MemoryService,
   type MemoryServiceOptions,
+  type PurgedCitation,
   type RememberResult,
   type ResolvedCitation,
+  type ValidCitation,
 } from './service/memory-service.js';
 export { chooseMode, type SearchOptions } from './service/search-memory.js';

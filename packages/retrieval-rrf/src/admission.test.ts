@@ -1,10 +1,10 @@
-import type { EntryVersion, LexicalCandidate } from '@powercontext/memory-core';
+import type { LexicalCandidate } from '@powercontext/memory-core';
 import { describe, expect, it } from 'vitest';
 import { admitLexical, admitLexicalFallback, admitVector, requiredMatchedTerms } from './admission.js';
 
-const version = (id: string) => ({ entryId: id, entryVersionId: id }) as EntryVersion;
+const version = (id: string) => ({ entryId: id, entryVersionId: `${id}-v1` });
 const lexical = (id: string, matchedTerms: number, rank: number): LexicalCandidate => ({
-  version: version(id),
+  ...version(id),
   rank,
   score: 10 - rank,
   matchedTerms,
@@ -16,14 +16,14 @@ describe('admission', () => {
   });
   it('drops lexical candidates below the rule and renumbers channel ranks', () => {
     const admitted = admitLexical([lexical('a', 3, 1), lexical('b', 1, 2), lexical('c', 2, 3)], 5);
-    expect(admitted.map((c) => [c.version.entryId, c.rank])).toEqual([
+    expect(admitted.map((c) => [c.entryId, c.rank])).toEqual([
       ['a', 1],
       ['c', 2],
     ]);
   });
   it('offers exactly the candidates the rule turned away as the fallback, in channel order, renumbered', () => {
     const candidates = [lexical('a', 3, 1), lexical('b', 1, 2), lexical('c', 2, 3), lexical('d', 1, 4)];
-    expect(admitLexicalFallback(candidates, 5).map((c) => [c.version.entryId, c.rank])).toEqual([
+    expect(admitLexicalFallback(candidates, 5).map((c) => [c.entryId, c.rank])).toEqual([
       ['b', 1],
       ['d', 2],
     ]);
@@ -32,11 +32,11 @@ describe('admission', () => {
   });
   it('keeps vector candidates at or above the profile threshold', () => {
     const candidates = [0.9, 0.3, 0.29].map((score, i) => ({
-      version: version(`v${i}`),
+      ...version(`v${i}`),
       rank: i + 1,
       score,
     }));
-    expect(admitVector(candidates, 0.3).map((c) => c.version.entryId)).toEqual(['v0', 'v1']);
+    expect(admitVector(candidates, 0.3).map((c) => c.entryId)).toEqual(['v0', 'v1']);
     expect(admitVector(candidates, 0.05)).toHaveLength(3);
   });
 });

@@ -89,6 +89,6 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
     admitLexical,
     ...(lexicalFallback ? { admitLexicalFallback } : {}),
     admitVector,
-    fuse: (channels, limit, toHit) => fuseReciprocalRank(channels, limit, toHit, k, weights),
+    fuse: (channels, limit) => fuseReciprocalRank(channels, limit, k, weights),
   };
 }

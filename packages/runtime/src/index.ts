@@ -12,6 +12,7 @@ export { InferenceError, type InferenceErrorCode } from '@powercontext/inference
 export {
   CapabilityUnavailableError,
   EmbeddingFailedError,
+  EntryPurgedError,
   type FieldIssue,
   IdempotencyKeyReusedError,
   InvalidCitationError,

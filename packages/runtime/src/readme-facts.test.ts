@@ -35,5 +35,12 @@ describe('README facts (issue 15)', () => {
   it('says plainly that forget keeps the text in history', () => {
     expect(readme).toContain('**`forget` does not erase.**');
     expect(readme).toMatch(/its text stays in the store's history/u);
+    expect(readme).not.toMatch(/a `purge` is planned/u);
+  });
+
+  it('says that purge erases the text, and that it takes the purge permission', () => {
+    expect(readme).toContain('**`purge` erases.**');
+    expect(readme).toMatch(/it needs the key's `purge` permission \(`write` is not enough\)/u);
+    expect(readme).toContain('powercontext memory purge --scope S --entry ID --yes');
   });
 });

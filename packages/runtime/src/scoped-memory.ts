@@ -14,6 +14,8 @@ import type {
   ListEntriesRequest,
   MemoryRef,
   MemoryService,
+  PurgeRequest,
+  PurgeResult,
   RememberRequest,
   RememberResult,
   ResolvedCitation,
@@ -64,6 +66,12 @@ export interface ScopedMemory {
   revise(request: ReviseRequest, options?: WriteOptions): Promise<EntryWriteResult>;
   forget(request: EntryTarget, options?: WriteOptions): Promise<EntryWriteResult>;
   reactivate(request: EntryTarget, options?: WriteOptions): Promise<EntryWriteResult>;
+  /**
+   * Erases every version of the entry from the store (text, metadata, vectors, index), keeping the
+   * revision chain with a tombstone; reads that name it afterwards answer `entry_purged`, citations
+   * `status: 'purged'`. Cannot be undone, unlike `forget` (RFC 0002, "Purge").
+   */
+  purge(request: PurgeRequest, options?: WriteOptions): Promise<PurgeResult>;
   list(request?: ListEntriesRequest, options?: ReadOptions): Promise<EntryPage>;
   get(request: GetEntryRequest, options?: ReadOptions): Promise<{ memory: MemoryRef; entry: EntryVersion }>;
   changes(request?: ListChangesRequest, options?: ReadOptions): Promise<ChangesPage>;
@@ -108,6 +116,7 @@ export function scopedMemory(
     revise: (request, options) => service.revise(scopeId, request, options),
     forget: (request, options) => service.forget(scopeId, request, options),
     reactivate: (request, options) => service.reactivate(scopeId, request, options),
+    purge: (request, options) => service.purge(scopeId, request, options),
     list: (request, options) => read(scopeId, options, () => service.list(scopeId, request)),
     get: (request, options) => read(scopeId, options, () => service.get(scopeId, request)),
     changes: (request, options) => read(scopeId, options, () => service.changes(scopeId, request)),

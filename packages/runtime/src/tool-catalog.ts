@@ -33,6 +33,11 @@ export const MODEL_CALLABLE_TOOLS: readonly ModelCallableTool[] = [
   { name: 'forget_memory_entry', description: 'Mark an entry inactive.', readOnly: false },
   { name: 'reactivate_memory_entry', description: 'Make a forgotten entry active again.', readOnly: false },
   {
+    name: 'purge_memory_entry',
+    description: 'Erase every version of an entry for good (needs the purge permission).',
+    readOnly: false,
+  },
+  {
     name: 'list_memory_changes',
     description: 'List the writes to a scope between two revisions, page by page.',
     readOnly: true,

@@ -24,7 +24,7 @@ const USAGE = `Usage: powercontext <command>
 
   server run          serve the HTTP v1 API and the MCP endpoint
   mcp                 serve MCP over stdio
-  memory <command>    remember, search, list, get, revise, forget, reactivate, changes, reembed, import
+  memory <command>    remember, search, list, get, revise, forget, reactivate, purge, changes, reembed, import
 
 Run a command with --help for its options.`;
 

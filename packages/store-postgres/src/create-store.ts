@@ -6,6 +6,7 @@ import { DEFAULT_DATABASE_BOUNDS, guardedPool, poolConfig } from './pg-pool.js';
 import { claimDataDir } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PGliteThread } from './pglite/pglite-thread.js';
+import { seedMigratedCluster } from './pglite/schema-template.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { rememberDatabase } from './rate-limits.js';
 import { guardStoreErrors, openFailure } from './store-errors.js';
@@ -103,21 +104,36 @@ export async function createPGliteMemoryStore(
   const release = () => claimed?.release();
   let pglite: PGliteThread;
   try {
+    if (claimed) await seedMigratedCluster(claimed.pgliteDir, textSearchConfig, migrateAndClose);
     pglite = await PGliteThread.open(claimed?.pgliteDir);
   } catch (error) {
     release();
     throw error;
   }
   try {
-    await pglite.exec(ITERATIVE_SCAN);
-    const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
-    await migrateToLatest(db, textSearchConfig);
+    const db = await migratedDatabase(pglite, textSearchConfig);
     return new PostgresMemoryStore({ db, textSearchConfig, onClose: release, ...exactLimit(options) });
   } catch (error) {
     await pglite.close().catch(() => {});
     release();
     throw error;
   }
+
+  async function migrateAndClose(dir: string): Promise<void> {
+    const fresh = await PGliteThread.open(dir);
+    try {
+      await migratedDatabase(fresh, textSearchConfig);
+    } finally {
+      await fresh.close();
+    }
+  }
+}
+
+async function migratedDatabase(pglite: PGliteThread, textSearchConfig: string): Promise<Kysely<Database>> {
+  await pglite.exec(ITERATIVE_SCAN);
+  const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
+  await migrateToLatest(db, textSearchConfig);
+  return db;
 }
 
 /** PostgreSQL + pgvector through a `pg` pool; migrates on open. */

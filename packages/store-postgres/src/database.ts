@@ -67,6 +67,28 @@ export interface Database {
     created_at: Date;
     expires_at: Date;
   };
+  /** The tombstone of a purged entry (RFC 0002, "Purge"); migration 0009. */
+  pc_purged_entries: {
+    scope_id: string;
+    entry_id: string;
+    entry_version_id: string;
+    version: number;
+    previous_version_id: string;
+    revision: number;
+    purged_at: Generated<Date>;
+    purged_by: string | null;
+  };
+  /** An erased version: ids, number, operation, state and the revisions it was current in; migration 0009. */
+  pc_purged_versions: {
+    entry_version_id: string;
+    scope_id: string;
+    entry_id: string;
+    version: number;
+    revision: number;
+    superseded_revision: number;
+    operation: string;
+    state: 'active' | 'inactive';
+  };
   /** Per-key token buckets shared by server processes; migration 0010. */
   pc_rate_limits: { key_id: string; tokens: number; allowed: boolean; updated_at: Date };
   /** Active entries at `revision` without a vector of the profile; migration 0004. */

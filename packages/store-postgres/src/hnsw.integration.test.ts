@@ -79,8 +79,8 @@ describe('the HNSW path on PostgreSQL', () => {
       let found = 0;
       for (const vector of queries) {
         const query = { scopeId: 'large', revision, profileId: embedder.profile.id, vector, limit: 10 };
-        const truth = (await exact.vectorSearch(query)).map((hit) => hit.version.entryVersionId);
-        const hits = (await approximate.vectorSearch(query)).map((hit) => hit.version.entryVersionId);
+        const truth = (await exact.vectorSearch(query)).map((hit) => hit.entryVersionId);
+        const hits = (await approximate.vectorSearch(query)).map((hit) => hit.entryVersionId);
         expect(hits).toHaveLength(10);
         found += hits.filter((id) => truth.includes(id)).length;
 

@@ -9,6 +9,7 @@ import type { Database } from './database.js';
 import { memoryMigrations } from './migrations/migrations.js';
 import { openPGlite } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
+import { candidateTexts } from './testing-support/candidate-texts.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -58,7 +59,8 @@ async function writeOldFormat(dataDir: string) {
   }
 }
 
-describe('migration 0002 (contextual lexical index) on data written by 0001', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0002 (contextual lexical index) on data written by 0001', { timeout: 120_000 }, () => {
   it('moves every entry version’s postings to a plain projection with the same revision range', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pc-migration-'));
     dirs.push(dataDir);
@@ -67,15 +69,19 @@ describe('migration 0002 (contextual lexical index) on data written by 0001', ()
     const store = await createPGliteMemoryStore({ dataDir });
     try {
       const search = async (query: string, revision: number) =>
-        (
-          await store.lexicalSearch({
-            scopeId: 'old',
-            revision,
-            query,
-            limit: 10,
-            bm25: { k1: 1.2, b: 0, delta: 0 },
-          })
-        ).candidates.map((c) => c.version.text);
+        candidateTexts(
+          store,
+          'old',
+          (
+            await store.lexicalSearch({
+              scopeId: 'old',
+              revision,
+              query,
+              limit: 10,
+              bm25: { k1: 1.2, b: 0, delta: 0 },
+            })
+          ).candidates,
+        );
       expect(await search('ferry', 2)).toEqual(['the ferry leaves at noon']);
       // The forgotten entry is found at the revision where it was active, and not after.
       expect(await search('umbrella', 1)).toEqual(['bring the blue umbrella']);

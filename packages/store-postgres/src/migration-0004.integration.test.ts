@@ -8,6 +8,7 @@ import type { Database } from './database.js';
 import { memoryMigrations } from './migrations/migrations.js';
 import { openPGlite } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
+import { candidateTexts } from './testing-support/candidate-texts.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -75,7 +76,10 @@ async function writeReleaseFormat(dataDir: string) {
   }
 }
 
-describe('migration 0004 (search storage) on data written by the 6a3d005 release', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0004 (search storage) on data written by the 6a3d005 release', {
+  timeout: 120_000,
+}, () => {
   it('converts every vector into the row, counts the statistics of the head, and searches as before', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pc-migration-'));
     dirs.push(dataDir);
@@ -83,16 +87,17 @@ describe('migration 0004 (search storage) on data written by the 6a3d005 release
 
     const store = await createPGliteMemoryStore({ dataDir });
     try {
-      const vector = async (revision: number) =>
-        (
-          await store.vectorSearch({
-            scopeId: 'old',
-            revision,
-            profileId: PROFILE,
-            vector: [1, 0, 0],
-            limit: 10,
-          })
-        ).map((c) => [c.version.text, Number(c.score.toFixed(6))]);
+      const vector = async (revision: number) => {
+        const candidates = await store.vectorSearch({
+          scopeId: 'old',
+          revision,
+          profileId: PROFILE,
+          vector: [1, 0, 0],
+          limit: 10,
+        });
+        const texts = await candidateTexts(store, 'old', candidates);
+        return candidates.map((c, i) => [texts[i], Number(c.score.toFixed(6))]);
+      };
       // The forgotten entry's vector is found at revision 1 only; scores are the stored values.
       expect(await vector(1)).toEqual([
         ['the ferry leaves at noon', 1],
@@ -113,15 +118,19 @@ describe('migration 0004 (search storage) on data written by the 6a3d005 release
         vectorIndex: { profileId: PROFILE, missing: 0, complete: true },
       });
       const lexical = async (revision: number) =>
-        (
-          await store.lexicalSearch({
-            scopeId: 'old',
-            revision,
-            query: 'blue ferry',
-            limit: 10,
-            bm25: { k1: 1.2, b: 0.75, delta: 0 },
-          })
-        ).candidates.map((c) => c.version.text);
+        candidateTexts(
+          store,
+          'old',
+          (
+            await store.lexicalSearch({
+              scopeId: 'old',
+              revision,
+              query: 'blue ferry',
+              limit: 10,
+              bm25: { k1: 1.2, b: 0.75, delta: 0 },
+            })
+          ).candidates,
+        );
       // At revision 1 the two one-term matches tie (same idf, same length): entry id decides.
       expect(await lexical(1)).toEqual([
         'the ferry is blue',

@@ -10,6 +10,7 @@ import { memoryMigrations } from './migrations/migrations.js';
 import { openPGlite } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
+import { candidateTexts } from './testing-support/candidate-texts.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -66,7 +67,8 @@ async function writeBefore0006(dataDir: string) {
   }
 }
 
-describe('migration 0006 (ingest write path) on data written before it', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0006 (ingest write path) on data written before it', { timeout: 120_000 }, () => {
   it('drops the unused GIN index and the postings key; search and a projection rebuild work as before', {
     timeout: 180_000,
   }, async () => {
@@ -76,16 +78,17 @@ describe('migration 0006 (ingest write path) on data written before it', () => {
 
     const store = await createPGliteMemoryStore({ dataDir });
     try {
-      const search = async () =>
-        (
-          await store.lexicalSearch({
-            scopeId: 's',
-            revision: 1,
-            query: 'ferry harbour',
-            limit: 10,
-            bm25: { k1: 1.2, b: 0.75, delta: 0 },
-          })
-        ).candidates.map((c) => [c.version.text, Number(c.score.toFixed(9))]);
+      const search = async () => {
+        const { candidates } = await store.lexicalSearch({
+          scopeId: 's',
+          revision: 1,
+          query: 'ferry harbour',
+          limit: 10,
+          bm25: { k1: 1.2, b: 0.75, delta: 0 },
+        });
+        const texts = await candidateTexts(store, 's', candidates);
+        return candidates.map((c, i) => [texts[i]!, Number(c.score.toFixed(9))] as const);
+      };
       const before = await search();
       expect(before.map(([text]) => text).sort()).toEqual([
         'bring the blue umbrella',

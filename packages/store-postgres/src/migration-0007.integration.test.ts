@@ -24,7 +24,8 @@ function openDb() {
   });
 }
 
-describe('migration 0007 (idempotency keys)', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0007 (idempotency keys)', { timeout: 120_000 }, () => {
   it('adds the table to a database written before it; keyed writes then work on the old scope', async () => {
     const db = openDb();
     try {

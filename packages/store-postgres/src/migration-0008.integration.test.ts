@@ -12,6 +12,7 @@ import { memoryMigrations } from './migrations/migrations.js';
 import { openPGlite } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
+import { candidateTexts } from './testing-support/candidate-texts.js';
 import { createTestDatabase } from './testing-support/test-database.js';
 
 const dirs: string[] = [];
@@ -65,7 +66,8 @@ async function writeScenario(store: PostgresMemoryStore, scopeId: string) {
 
 async function found(store: PostgresMemoryStore, scopeId: string, query: string, revision: number) {
   const { candidates } = await store.lexicalSearch({ scopeId, revision, query, limit: 10, bm25: BM25 });
-  return candidates.map((c) => [c.version.text, Number(c.score.toFixed(9))] as const);
+  const texts = await candidateTexts(store, scopeId, candidates);
+  return candidates.map((c, i) => [texts[i]!, Number(c.score.toFixed(9))] as const);
 }
 
 /**
@@ -132,7 +134,8 @@ async function expectFolded(store: PostgresMemoryStore) {
   expect(await store.lexicalProjectionState('old', 2, CONTEXT.id)).toMatchObject({ stale: 0 });
 }
 
-describe('migration 0008 (accent folding) on data written before it', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('migration 0008 (accent folding) on data written before it', { timeout: 120_000 }, () => {
   it('PGlite on disk: "cafe" finds "Café" at every revision, as if written with folding', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pc-migration-0008-'));
     dirs.push(dataDir);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,8 @@ afterEach(() => {
   for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('PGlite on disk', () => {
+// Each test opens PGlite on disk several times: seconds per open on a busy two-core machine.
+describe('PGlite on disk', { timeout: 120_000 }, () => {
   it('persists revisions across a reopen and refuses a second opener while open', async () => {
     const dataDir = freshDir();
     const store = await createPGliteMemoryStore({ dataDir });
@@ -105,6 +106,32 @@ describe('PGlite on disk', () => {
       code: 'store_incompatible',
       message: expect.stringContaining('"english"') as unknown as string,
     });
+  });
+
+  it('starts new data directories from a private migrated copy, one per text search configuration', async () => {
+    const templates = join(tmpdir(), `powercontext-${process.getuid?.() ?? 'user'}`);
+    const schemaCopies = () => readdirSync(templates).filter((name) => /-schema-[0-9a-f]{16}$/.test(name));
+    for (const textSearchConfig of ['english', 'simple'] as const) {
+      // Twice each: the first open may make the copy, the second certainly starts from it.
+      for (const text of ['Running shoes by the door', 'She was running late']) {
+        const store = await createPGliteMemoryStore({ dataDir: freshDir(), textSearchConfig });
+        try {
+          const embedder = createFakeEmbedder();
+          await store.prepareEmbeddingProfile(embedder.profile);
+          const service = new MemoryService({ store, embedder, retrievalPolicy: createRrfRetrievalPolicy() });
+          await service.remember('scope', { entries: [{ text }] });
+          // The copy answers as a database migrated in place: fully migrated, with the configuration
+          // asked for (english stems "running" to "run"; simple does not).
+          const stemmed = await service.search('scope', { query: 'run', mode: 'fts' });
+          expect(stemmed.hits).toHaveLength(textSearchConfig === 'english' ? 1 : 0);
+        } finally {
+          await store.close();
+        }
+      }
+    }
+    const copies = schemaCopies();
+    expect(copies.length).toBeGreaterThanOrEqual(2);
+    expect(statSync(templates).mode & 0o077).toBe(0);
   });
 });
 

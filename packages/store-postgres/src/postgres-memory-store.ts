@@ -20,6 +20,10 @@ import {
   type NewEntryVersion,
   type PlannedProjection,
   type ProjectionNeighbour,
+  type PurgedChange,
+  type PurgedEntryMarker,
+  type PurgeEntryWrite,
+  type PurgeTombstone,
   planProjections,
   type RevisionChange,
   RevisionConflictError,
@@ -27,6 +31,7 @@ import {
   type SearchHead,
   type VectorIndexState,
   type VectorSearchQuery,
+  type VersionOperation,
 } from '@powercontext/memory-core';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Database } from './database.js';
@@ -41,7 +46,20 @@ import {
 import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency-records.js';
 import { MIGRATION_LOCK_KEY } from './migrate.js';
 import { executePrepared } from './prepared.js';
-import { advanceStatistics, recountLexicalStatistics, subtractEmbedded } from './search-statistics.js';
+import {
+  currentProjectionsOf,
+  eraseEntry,
+  listPurgedChanges,
+  listPurgedEntries,
+  planErase,
+  readTombstone,
+} from './purge-entry.js';
+import {
+  advanceStatistics,
+  purgeStatistics,
+  recountLexicalStatistics,
+  subtractEmbedded,
+} from './search-statistics.js';
 import { guardStoreErrors } from './store-errors.js';
 import { quotedArrayLiteral, toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
 
@@ -117,13 +135,16 @@ export class PostgresMemoryStore implements MemoryStore {
         if ((memory?.head_revision ?? 0) !== expectedRevision)
           throw new RevisionConflictError(scopeId, expectedRevision);
         let appended = false;
+        const once = () => {
+          if (appended) throw new Error('a write appends one revision: appendRevision or purgeEntry, once');
+          appended = true;
+        };
         return work({
           findActiveByContentHash: (hashes) => this.#findActiveByHash(trx, scopeId, expectedRevision, hashes),
           currentVersion: async (entryId) =>
             (await this.#entryAt(trx, scopeId, entryId, expectedRevision)) ?? undefined,
           appendRevision: async (operation, versions, projection) => {
-            if (appended) throw new Error('appendRevision may be called once per write');
-            appended = true;
+            once();
             return this.#appendRevision(
               trx,
               scopeId,
@@ -135,6 +156,12 @@ export class PostgresMemoryStore implements MemoryStore {
             );
           },
           recordIdempotency: (record) => insertIdempotencyRecord(trx, scopeId, expectedRevision, record),
+          purgedEntry: (entryId) => readTombstone(trx, scopeId, entryId),
+          purgeEntry: async (purge, projection) => {
+            once();
+            if (!memory) throw new Error(`entry ${purge.entryId} has no current version to purge`);
+            return this.#purgeEntry(trx, scopeId, memory.artifact_id, expectedRevision, purge, projection);
+          },
         });
       }),
     );
@@ -144,15 +171,14 @@ export class PostgresMemoryStore implements MemoryStore {
     return guardStoreErrors(() => findIdempotencyRecord(this.#db, scopeId, key, now));
   }
 
-  async #appendRevision(
+  /** Moves the head (or creates the memory) and records the revision; returns the artifact id. */
+  async #moveHead(
     trx: Transaction<Database>,
     scopeId: string,
     artifactId: string | undefined,
     expectedRevision: number,
     operation: RevisionOperation,
-    versions: readonly NewEntryVersion[],
-    projection: LexicalProjectionPolicy,
-  ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }> {
+  ): Promise<string> {
     const revision = expectedRevision + 1;
     // The head moves (or the memory is created) and the revision is recorded in one round trip; no
     // row back means another writer won the compare-and-swap.
@@ -175,7 +201,20 @@ export class PostgresMemoryStore implements MemoryStore {
     ).execute(trx);
     const artifact = headRows[0]?.artifact_id;
     if (artifact === undefined) throw new RevisionConflictError(scopeId, expectedRevision);
+    return artifact;
+  }
 
+  async #appendRevision(
+    trx: Transaction<Database>,
+    scopeId: string,
+    artifactId: string | undefined,
+    expectedRevision: number,
+    operation: VersionOperation,
+    versions: readonly NewEntryVersion[],
+    projection: LexicalProjectionPolicy,
+  ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }> {
+    const revision = expectedRevision + 1;
+    const artifact = await this.#moveHead(trx, scopeId, artifactId, expectedRevision, operation);
     const superseded = versions.flatMap((v) => (v.previousVersionId ? [v.previousVersionId] : []));
     if (superseded.length > 0) {
       await trx
@@ -223,23 +262,7 @@ export class PostgresMemoryStore implements MemoryStore {
       sourceIds: [...new Set(versions.flatMap((v) => (v.position ? [v.position.sourceId] : [])))],
       unpositioned: versions.filter((v) => v.state === 'active' && !v.position).map((v) => v.entryVersionId),
     });
-    if (planned.length > 0) {
-      // Only re-projected versions have a current projection to supersede; new versions have none.
-      if (replaced.length > 0) {
-        await trx
-          .updateTable('pc_lexical_projections')
-          .set({ superseded_revision: revision })
-          .where('entry_version_id', 'in', replaced)
-          .where('superseded_revision', 'is', null)
-          .execute();
-      }
-      await insertProjections(
-        trx,
-        scopeId,
-        projection.id,
-        planned.map((p) => ({ ...p, revision })),
-      );
-    }
+    await this.#replaceProjections(trx, scopeId, projection, planned, replaced, revision);
     const embeddings = versions.flatMap((v) =>
       v.embedding && v.state === 'active'
         ? [{ entryVersionId: v.entryVersionId, profileId: v.embedding.profileId, vector: v.embedding.vector }]
@@ -262,6 +285,76 @@ export class PostgresMemoryStore implements MemoryStore {
       memory: { artifactId: artifact, scopeId, revision },
       versions: versions.map((v) => byId.get(v.entryVersionId)!),
     };
+  }
+
+  /** Supersedes the current projections of `replaced` at `revision` and inserts the planned ones. */
+  async #replaceProjections(
+    trx: Transaction<Database>,
+    scopeId: string,
+    projection: LexicalProjectionPolicy,
+    planned: readonly PlannedProjection[],
+    replaced: readonly string[],
+    revision: number,
+  ) {
+    if (planned.length === 0) return;
+    // Only re-projected versions have a current projection to supersede; new versions have none.
+    if (replaced.length > 0) {
+      await trx
+        .updateTable('pc_lexical_projections')
+        .set({ superseded_revision: revision })
+        .where('entry_version_id', 'in', replaced)
+        .where('superseded_revision', 'is', null)
+        .execute();
+    }
+    await insertProjections(
+      trx,
+      scopeId,
+      projection.id,
+      planned.map((p) => ({ ...p, revision })),
+    );
+  }
+
+  /**
+   * Writes the purge revision and erases the entry (see eraseEntry), re-projects the entry's source at
+   * the new head without it, and moves the head's search statistics by what changed (the projections of
+   * the entry's source, the entry itself): they then equal those of a scope that never held the entry.
+   * Cached active-entry counts of the scope are dropped, since the erase changed older revisions too.
+   */
+  async #purgeEntry(
+    trx: Transaction<Database>,
+    scopeId: string,
+    artifactId: string,
+    expectedRevision: number,
+    purge: PurgeEntryWrite,
+    projection: LexicalProjectionPolicy,
+  ): Promise<{ memory: MemoryRef; tombstone: PurgeTombstone }> {
+    const revision = expectedRevision + 1;
+    const artifact = await this.#moveHead(trx, scopeId, artifactId, expectedRevision, 'purge');
+    const plan = await planErase(trx, scopeId, purge.entryId);
+    const before = await currentProjectionsOf(trx, scopeId, plan);
+    const tombstone = await eraseEntry(trx, scopeId, purge, revision, plan);
+    if (plan.sources.length > 0) {
+      const { planned, replaced } = await this.#planProjections(trx, scopeId, projection, {
+        sourceIds: plan.sources,
+        unpositioned: [],
+      });
+      await this.#replaceProjections(trx, scopeId, projection, planned, replaced, revision);
+    }
+    const after = await currentProjectionsOf(trx, scopeId, plan);
+    await purgeStatistics(trx, {
+      scopeId,
+      expectedRevision,
+      revision,
+      projections: after.n - before.n,
+      projectionLength: after.length - before.length,
+      activeEntryErased: plan.current.state === 'active',
+      embeddedProfiles: plan.embeddedProfiles,
+      profileIds: [...this.#profiles.keys()],
+    });
+    for (const key of this.#activeEntries.keys()) {
+      if (key.endsWith(`:${scopeId}`)) this.#activeEntries.delete(key);
+    }
+    return { memory: { artifactId: artifact, scopeId, revision }, tombstone };
   }
 
   async #insertEmbeddings(
@@ -455,6 +548,18 @@ export class PostgresMemoryStore implements MemoryStore {
     });
   }
 
+  entryVersions(scopeId: string, entryVersionIds: readonly string[]) {
+    return guardStoreErrors(async () => {
+      if (entryVersionIds.length === 0) return new Map<string, EntryVersion>();
+      const { rows } = await sql<EntryVersionRow>`
+        SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+        WHERE v.entry_version_id = ANY(${[...entryVersionIds]}::uuid[]) AND v.scope_id = ${scopeId}`.execute(
+        this.#db,
+      );
+      return new Map(rows.map((row) => [row.entry_version_id, toEntryVersion(row)]));
+    });
+  }
+
   listEntries(query: ListEntriesQuery) {
     return guardStoreErrors(async () => {
       const { rows } = await sql<EntryVersionRow>`
@@ -477,10 +582,22 @@ export class PostgresMemoryStore implements MemoryStore {
         ORDER BY v.revision, v.entry_version_id LIMIT ${query.limit}`.execute(this.#db);
       return rows.map((row) => ({
         revision: row.revision,
-        operation: row.operation as RevisionOperation,
+        operation: row.operation as VersionOperation,
         version: toEntryVersion(row),
       }));
     });
+  }
+
+  purgedEntry(scopeId: string, entryId: string): Promise<PurgeTombstone | undefined> {
+    return guardStoreErrors(() => readTombstone(this.#db, scopeId, entryId));
+  }
+
+  listPurgedEntries(query: ListEntriesQuery): Promise<PurgedEntryMarker[]> {
+    return guardStoreErrors(() => listPurgedEntries(this.#db, query));
+  }
+
+  listPurgedChanges(query: ListChangesQuery): Promise<PurgedChange[]> {
+    return guardStoreErrors(() => listPurgedChanges(this.#db, query));
   }
 
   lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
@@ -494,11 +611,12 @@ export class PostgresMemoryStore implements MemoryStore {
       // (scope, lexeme) key and joined by primary key to their projection for visibility and length;
       // the top `limit` (and any rows tied with the last) are chosen on the score alone (a bounded
       // top-N sort finds the limit's score, then a filter keeps every row at or above it), and only those
-      // are joined to their full entry version rows for the tie-break and the answer. A visible
+      // are joined to their entry version rows for the tie-break: the answer is identities only, and the
+      // search reads the content of the candidates fusion keeps (`entryVersions`). A visible
       // projection always belongs to a version that is live and active at the revision (RFC 0007).
       const rows = await executePrepared(
         this.#db,
-        sql<EntryVersionRow & { score: number; matched_terms: number; query_terms: number }>`
+        sql<CandidateRow & { score: number; matched_terms: number; query_terms: number }>`
         WITH q AS MATERIALIZED (
           SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
           FROM unnest(${this.#analyzed(query.query)}) t
@@ -534,7 +652,7 @@ export class PostgresMemoryStore implements MemoryStore {
         ), top AS MATERIALIZED (
           SELECT * FROM scored s WHERE s.score >= coalesce((SELECT k.score FROM kth k), '-Infinity'::float8)
         )
-        SELECT ${ENTRY_VERSION_COLUMNS}, top.score, top.matched_terms,
+        SELECT v.entry_id, v.entry_version_id, top.score, top.matched_terms,
           cardinality((SELECT lexemes FROM q)) AS query_terms
         FROM top JOIN pc_entry_versions v USING (entry_version_id)
         WHERE v.state = 'active'
@@ -552,7 +670,8 @@ export class PostgresMemoryStore implements MemoryStore {
       return {
         queryTermCount,
         candidates: rows.map((row, index) => ({
-          version: toEntryVersion(row),
+          entryId: row.entry_id,
+          entryVersionId: row.entry_version_id,
           rank: index + 1,
           score: Number(row.score),
           matchedTerms: row.matched_terms,
@@ -613,11 +732,11 @@ export class PostgresMemoryStore implements MemoryStore {
       const rows = exact
         ? // Exact: every vector of the scope and profile scored and sorted (vectors are stored inline,
           // migration 0004), then walked in score order, keeping those whose version is live and active
-          // at the revision until `limit` (and the rows tied with the last) are found; full rows only
-          // for those. The lateral probe makes the walk a nested loop that keeps the score order.
+          // at the revision until `limit` (and the rows tied with the last) are found; their identities
+          // are the answer. The lateral probe makes the walk a nested loop that keeps the score order.
           await executePrepared(
             this.#db,
-            sql<EntryVersionRow & { cosine: number }>`
+            sql<CandidateRow & { cosine: number }>`
             WITH top AS MATERIALIZED (
               SELECT r.entry_version_id, r.cosine
               FROM (
@@ -633,14 +752,15 @@ export class PostgresMemoryStore implements MemoryStore {
               ORDER BY r.cosine DESC
               FETCH FIRST (${query.limit}::bigint) ROWS WITH TIES
             )
-            SELECT ${ENTRY_VERSION_COLUMNS}, t.cosine
+            SELECT v.entry_id, v.entry_version_id, t.cosine
             FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
             ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
             LIMIT ${query.limit}`,
           )
         : (await hnswVectorSearch(query).execute(this.#db)).rows;
       return rows.map((row, index) => ({
-        version: toEntryVersion(row),
+        entryId: row.entry_id,
+        entryVersionId: row.entry_version_id,
         rank: index + 1,
         score: Number(row.cosine),
       }));
@@ -834,7 +954,7 @@ export function hnswVectorSearch(query: VectorSearchQuery) {
   const literal = toVectorLiteral(query.vector);
   const dimension = sql.raw(String(query.vector.length));
   const distance = sql`e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})`;
-  return sql<EntryVersionRow & { cosine: number }>`
+  return sql<CandidateRow & { cosine: number }>`
     WITH nearest AS MATERIALIZED (
       SELECT e.entry_version_id, ${distance} AS distance
       FROM pc_embeddings e
@@ -845,9 +965,15 @@ export function hnswVectorSearch(query: VectorSearchQuery) {
       ORDER BY ${distance}
       LIMIT ${query.limit}
     )
-    SELECT ${ENTRY_VERSION_COLUMNS}, ${cosineOf(sql`n.distance`)} AS cosine
+    SELECT v.entry_id, v.entry_version_id, ${cosineOf(sql`n.distance`)} AS cosine
     FROM nearest n JOIN pc_entry_versions v ON v.entry_version_id = n.entry_version_id
     ORDER BY ${cosineOf(sql`n.distance`)} DESC, v.entry_id, v.entry_version_id`;
+}
+
+/** What a channel returns of a candidate: its identity, never its content (see `entryVersions`). */
+interface CandidateRow {
+  entry_id: string;
+  entry_version_id: string;
 }
 
 /** `p` (a lexical projection) is the one the index used at `revision`. */

@@ -12,7 +12,7 @@ import { isUnavailable } from './store-errors.js';
  * embedding and lexical maintenance, listing scopes, and any method added later) goes to the primary.
  * Every one of these reads at an explicit revision or at the head the read began with, so a read that
  * moves from a replica to the primary part way through (the replica failed) reads the same data: the
- * primary has every revision a replica has.
+ * primary has every revision a replica has (a purge is the exception: see RFC 0011, "Known limits").
  */
 const REPLICA_READS = new Set<string>([
   'head',
@@ -20,8 +20,12 @@ const REPLICA_READS = new Set<string>([
   'revisionExists',
   'entryAt',
   'entryVersion',
+  'entryVersions',
   'listEntries',
   'listChanges',
+  'purgedEntry',
+  'listPurgedEntries',
+  'listPurgedChanges',
   'lexicalSearch',
   'explainLexicalMatches',
   'vectorSearch',

@@ -132,3 +132,57 @@ export async function recountLexicalStatistics(db: Kysely<Database>, scopeId: st
     WHERE s.scope_id = ${scopeId}
       AND s.revision = (SELECT m.head_revision FROM pc_memories m WHERE m.scope_id = ${scopeId})`.execute(db);
 }
+
+/** What a purge changed at the head, for the incremental update (RFC 0002, "Purge"). */
+export interface PurgedRevision {
+  scopeId: string;
+  expectedRevision: number;
+  revision: number;
+  /** Change of BM25's document count and total length (current projections after minus before). */
+  projections: number;
+  projectionLength: number;
+  /** The erased entry was active at the head: one active entry fewer. */
+  activeEntryErased: boolean;
+  /** Profiles the erased entry's current version had a vector of (it was not missing there). */
+  embeddedProfiles: readonly string[];
+  /** Embedding profiles to keep completeness for (the store's prepared ones). */
+  profileIds: readonly string[];
+}
+
+/**
+ * Moves the scope's statistics from `expectedRevision` to the purge's `revision` by what the purge
+ * changed; without a row for `expectedRevision`, the head is counted (as on a first write).
+ */
+export async function purgeStatistics(db: Kysely<Database>, purge: PurgedRevision): Promise<void> {
+  const { scopeId, expectedRevision, revision } = purge;
+  const active = purge.activeEntryErased ? 1 : 0;
+  const { rows } = await sql<{ scope_id: string }>`
+    UPDATE pc_scope_statistics s SET revision = ${revision}, projections = s.projections + ${purge.projections}::bigint,
+      projection_length = s.projection_length + ${purge.projectionLength}::float8,
+      active_entries = s.active_entries - ${active}::bigint
+    WHERE s.scope_id = ${scopeId} AND s.revision = ${expectedRevision}
+    RETURNING s.scope_id`.execute(db);
+  if (rows.length === 0) {
+    // No row describes the previous head: count this one, as a first write does.
+    await advanceStatistics(db, {
+      scopeId,
+      expectedRevision,
+      revision,
+      supersededVersionIds: [],
+      reprojectedVersionIds: [],
+      activeVersionIds: [],
+      profileIds: purge.profileIds,
+    });
+    return;
+  }
+  // The erased entry, when active, was missing a vector of every profile it had none of.
+  await sql`
+    UPDATE pc_scope_vector_statistics s SET revision = ${revision},
+      missing = s.missing - CASE WHEN ${active}::int = 1 AND NOT (s.profile_id = ANY(${[...purge.embeddedProfiles]}::text[]))
+        THEN 1 ELSE 0 END
+    WHERE s.scope_id = ${scopeId} AND s.revision = ${expectedRevision}`.execute(db);
+  await sql`DELETE FROM pc_scope_vector_statistics s WHERE s.scope_id = ${scopeId} AND s.revision <> ${revision}`.execute(
+    db,
+  );
+  if (purge.profileIds.length > 0) await countMissingVectors(db, scopeId, revision, purge.profileIds);
+}

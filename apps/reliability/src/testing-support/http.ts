@@ -13,6 +13,7 @@ export const ERROR_STATUS: Record<ServerErrorCode, number> = {
   host_forbidden: 403,
   origin_forbidden: 403,
   not_found: 404,
+  entry_purged: 410,
   method_not_allowed: 405,
   revision_conflict: 409,
   revision_not_visible: 409,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 export interface TestKey {
   id: string;
   scopes: string[] | '*';
-  permissions: ('read' | 'write' | 'explain')[];
+  permissions: ('read' | 'write' | 'explain' | 'purge')[];
   rate_limit?: { requests: number; window_seconds: number };
 }
 

@@ -1,4 +1,4 @@
-import type { ChangesResponse, EntryVersion, ListEntriesResponse } from '@powercontext/client';
+import type { ChangesResponse, EntryChange, EntryVersion, ListEntriesResponse } from '@powercontext/client';
 import { send } from './http.js';
 
 type Change = ChangesResponse['changes'][number];
@@ -38,9 +38,15 @@ export async function listAll(url: string, scopeId: string, key?: string): Promi
 }
 
 /** Every change of a scope from revision 0 to its head, oldest first. */
-export async function changesAll(url: string, scopeId: string, key?: string): Promise<Change[]> {
+export async function changesAll(url: string, scopeId: string, key?: string): Promise<EntryChange[]> {
   const pages = await allPages<ChangesResponse>(url, '/v1/memory/changes', { scope_id: scopeId }, key);
-  return pages.flatMap((page) => page.changes);
+  // The scenarios never purge, so every change carries its entry version.
+  return pages.flatMap((page) =>
+    page.changes.map((change: Change) => {
+      if ('purged' in change) throw new Error(`unexpected purged change at revision ${change.revision}`);
+      return change;
+    }),
+  );
 }
 
 /** Problems with a revision chain: revisions must be 1..head with no gap, each with at least one change. */

@@ -610,6 +610,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
         /** @description The body is larger than the configured limit (payload_too_large). */
         413: {
           headers: {
@@ -749,6 +758,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
         /** @description The body is larger than the configured limit (payload_too_large). */
         413: {
           headers: {
@@ -821,7 +839,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Mark an entry inactive; search never returns it afterwards
+     * Mark an entry inactive; search never returns it afterwards, its text stays in history
      * @description Send an `Idempotency-Key` to make the write safe to repeat: a repeat with the same key and body answers the first result (`Idempotent-Replayed: true`) and writes nothing. A request timeout answers 503 `request_timeout` when the write had not begun (nothing was written), and 504 `write_outcome_unknown` when its transaction had begun (it may still commit: repeat with the same key, or read the changes after `error.details.from_revision`).
      */
     post: {
@@ -890,6 +908,15 @@ export interface paths {
         };
         /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        410: {
           headers: {
             [name: string]: unknown;
           };
@@ -998,6 +1025,163 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['EntryWriteResponse'];
+          };
+        };
+        /** @description Malformed request: the body is not JSON, or not sent as application/json (malformed_request). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Missing or unknown API key (unauthenticated). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Unknown entry or revision (not_found). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The body is larger than the configured limit (payload_too_large). */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description An unexpected failure of the server (internal_error). */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The request timed out after its write began (write_outcome_unknown): the write may still commit. Repeat it with the same Idempotency-Key to get its result, or read the changes after details.from_revision. */
+        504: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/memory/entries/purge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Erase every version of an entry from the store, for good (purge permission)
+     * @description Unlike forget, purge erases the text: every version of the entry (text, kind, hash, sources, position, metadata, vectors, lexical index, and its words in its neighbours’ index) is removed at every revision. The revisions stay, with a tombstone; reads that name the entry then answer 410 entry_purged, list and changes show it as `purged`. Needs the `purge` permission (`write` does not include it). Repeating it answers `unchanged`. It also erases the stored answers of earlier writes with an `Idempotency-Key` that name the entry. Send an `Idempotency-Key` to make the write safe to repeat: a repeat with the same key and body answers the first result (`Idempotent-Replayed: true`) and writes nothing. A request timeout answers 503 `request_timeout` when the write had not begun (nothing was written), and 504 `write_outcome_unknown` when its transaction had begun (it may still commit: repeat with the same key, or read the changes after `error.details.from_revision`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          'Idempotency-Key'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The entry to purge. */
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EntryTargetRequest'];
+        };
+      };
+      responses: {
+        /** @description The purge revision (or the head, when already purged) and the tombstone. */
+        200: {
+          headers: {
+            /** @description Present (`true`) when the answer is the stored result of an earlier request with the same Idempotency-Key: the body is that first answer, byte for byte, and nothing was written now. */
+            'Idempotent-Replayed'?: 'true';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PurgeResponse'];
           };
         };
         /** @description Malformed request: the body is not JSON, or not sent as application/json (malformed_request). */
@@ -1497,6 +1681,122 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/memory/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A scope’s head revision and how many entries it holds
+     * @description Counts every entry at the head, so its cost grows with the scope (one list page of 200 entries per 200 entries). Needs the read permission.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The scope to summarize. */
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ScopeSummaryRequest'];
+        };
+      };
+      responses: {
+        /** @description The head and the entry counts, read at one revision. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ScopeSummaryResponse'];
+          };
+        };
+        /** @description Malformed request: the body is not JSON, or not sent as application/json (malformed_request). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Missing or unknown API key (unauthenticated). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The body is larger than the configured limit (payload_too_large). */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description An unexpected failure of the server (internal_error). */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1537,6 +1837,7 @@ export interface components {
           | 'host_forbidden'
           | 'origin_forbidden'
           | 'not_found'
+          | 'entry_purged'
           | 'method_not_allowed'
           | 'revision_conflict'
           | 'revision_not_visible'
@@ -1578,7 +1879,7 @@ export interface components {
       any_scope: boolean;
       /** @description The scopes the key may use; for a key of every scope, the scopes that hold memory (any other name works too). */
       scopes: string[];
-      permissions: ('read' | 'write' | 'explain')[];
+      permissions: ('read' | 'write' | 'explain' | 'purge')[];
     };
     HealthResponse: {
       /** @enum {string} */
@@ -1658,6 +1959,8 @@ export interface components {
       /** @description The revision the page was read at; null when the scope was never written. */
       memory: components['schemas']['ArtifactRef'] | null;
       entries: components['schemas']['EntryVersion'][];
+      /** @description Present when entries of this page’s range of entry ids were erased by a later purge (never at the head). Together with `entries` they make the page, in entry id order. */
+      purged?: components['schemas']['PurgedEntry'][];
       next_cursor?: string;
     };
     /** @description One immutable version of an entry. */
@@ -1688,6 +1991,33 @@ export interface components {
       state: 'active' | 'inactive';
       /** @description ISO 8601 timestamp. */
       created_at: string;
+    };
+    /** @description An entry the listed revision held, erased since by a purge: ids and revisions only. */
+    PurgedEntry: {
+      /** Format: uuid */
+      entry_id: string;
+      /**
+       * Format: uuid
+       * @description The erased version current at the listed revision.
+       */
+      entry_version_id: string;
+      version: number;
+      /** @description The revision whose write created that version. */
+      revision: number;
+      /** @enum {string} */
+      state: 'active' | 'inactive';
+      /** @enum {boolean} */
+      purged: true;
+      purge: components['schemas']['PurgeInfo'];
+    };
+    /** @description When and by whom an entry was purged. Never its text. */
+    PurgeInfo: {
+      /** @description The revision the purge wrote. */
+      revision: number;
+      /** @description ISO 8601 timestamp. */
+      purged_at: string;
+      /** @description The id of the API key that purged the entry (`local` without keys). */
+      purged_by: string | null;
     };
     ListEntriesRequest: {
       /**
@@ -1764,18 +2094,76 @@ export interface components {
       /** Format: uuid */
       entry_id: string;
     };
+    PurgeResponse: {
+      memory: components['schemas']['ArtifactRef'];
+      /**
+       * @description purged: the entry was erased in a new revision; unchanged: it had been purged already.
+       * @enum {string}
+       */
+      status: 'purged' | 'unchanged';
+      tombstone: components['schemas']['PurgeTombstone'];
+    };
+    /** @description What is left of a purged entry: ids, version numbers and revisions of its erased versions. */
+    PurgeTombstone: {
+      /** Format: uuid */
+      entry_id: string;
+      /**
+       * Format: uuid
+       * @description The tombstone’s own id, the end of the version chain.
+       */
+      entry_version_id: string;
+      version: number;
+      /** Format: uuid */
+      previous_version_id: string;
+      /** @description The revision the purge wrote. */
+      revision: number;
+      /** @description ISO 8601 timestamp. */
+      purged_at: string;
+      purged_by: string | null;
+      versions: {
+        /** Format: uuid */
+        entry_version_id: string;
+        version: number;
+        revision: number;
+        /** @enum {string} */
+        operation: 'remember' | 'revise' | 'forget' | 'reactivate';
+        superseded_revision: number;
+        /** @enum {string} */
+        state: 'active' | 'inactive';
+      }[];
+    };
     ChangesResponse: {
       /** @description The scope’s latest revision; null when the scope was never written. */
       memory: components['schemas']['ArtifactRef'] | null;
       from_revision: number;
       to_revision: number;
-      changes: {
-        revision: number;
-        /** @enum {string} */
-        operation: 'remember' | 'revise' | 'forget' | 'reactivate';
-        entry: components['schemas']['EntryVersion'];
-      }[];
+      /** @description Oldest first. A version erased by a purge, and the purge itself, come as a PurgedChange (`purged: true`, no text). */
+      changes: (components['schemas']['EntryChange'] | components['schemas']['PurgedChange'])[];
       next_cursor?: string;
+    };
+    /** @description An entry version a write created. */
+    EntryChange: {
+      revision: number;
+      /** @enum {string} */
+      operation: 'remember' | 'revise' | 'forget' | 'reactivate';
+      entry: components['schemas']['EntryVersion'];
+    };
+    /** @description A change whose version a later purge erased, or the purge itself: ids and revisions only. */
+    PurgedChange: {
+      revision: number;
+      /** @enum {string} */
+      operation: 'remember' | 'revise' | 'forget' | 'reactivate' | 'purge';
+      /** @enum {boolean} */
+      purged: true;
+      /** Format: uuid */
+      entry_id: string;
+      /**
+       * Format: uuid
+       * @description The erased version, or the tombstone for operation purge.
+       */
+      entry_version_id: string;
+      version: number;
+      purge: components['schemas']['PurgeInfo'];
     };
     ChangesRequest: {
       /**
@@ -2082,6 +2470,24 @@ export interface components {
        * @enum {string}
        */
       tokenizer?: 'o200k_base' | 'cl100k_base';
+    };
+    ScopeSummaryResponse: {
+      /** @description The scope’s head revision; null when the scope was never written. */
+      memory: components['schemas']['ArtifactRef'] | null;
+      /** @description Entries at `memory.revision`, by state; both 0 for a scope never written. */
+      entries: {
+        /** @description Entries whose current version is active. */
+        active: number;
+        /** @description Entries whose current version is forgotten. */
+        inactive: number;
+      };
+    };
+    ScopeSummaryRequest: {
+      /**
+       * @description The scope whose Memory the request reads or writes.
+       * @example project
+       */
+      scope_id: string;
     };
   };
   responses: never;

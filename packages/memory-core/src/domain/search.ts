@@ -32,9 +32,14 @@ export const searchRequestSchema = z.strictObject({
 export type SearchMemoryRequest = z.input<typeof searchRequestSchema>;
 export type ParsedSearchRequest = z.output<typeof searchRequestSchema>;
 
-/** One channel's view of a candidate before fusion. Ranks are 1-based within the channel. */
+/**
+ * One channel's view of a candidate before fusion: which entry version, not what it says. A search reads
+ * the content of the candidates it keeps after fusion only (`MemoryStore.entryVersions`), so a channel
+ * never ships the text of candidates that fusion drops. Ranks are 1-based within the channel.
+ */
 export interface ChannelCandidate {
-  version: EntryVersion;
+  entryId: string;
+  entryVersionId: string;
   rank: number;
   /** BM25 score for fts, cosine similarity for vector. */
   score: number;
@@ -45,8 +50,25 @@ export interface LexicalCandidate extends ChannelCandidate {
   matchedTerms: number;
 }
 
+/** What fusion says of a candidate: its fused score and what each channel said of it. */
+export interface FusedRanking {
+  /** Fused score (RRF under the shipped policies). */
+  score: number;
+  matchedBy: Channel[];
+  channelRanks: Partial<Record<Channel, number>>;
+  channelScores: Partial<Record<Channel, number>>;
+  /** What each channel added to `score`, when the policy's fusion is a sum over channels (RRF). */
+  channelContributions?: Partial<Record<Channel, number>>;
+}
+
+/** A candidate after fusion, in fused order: its identity and its ranking, not yet its content. */
+export interface FusedCandidate extends FusedRanking {
+  entryId: string;
+  entryVersionId: string;
+}
+
 /** A final or coarse search hit: exact identity, text, fused score and per-channel ranks. */
-export interface MemoryHit {
+export interface MemoryHit extends FusedRanking {
   citation: {
     artifactId: string;
     revision: number;
@@ -55,13 +77,6 @@ export interface MemoryHit {
   };
   entry: EntryVersion;
   text: string;
-  /** Fused RRF score. */
-  score: number;
-  matchedBy: Channel[];
-  channelRanks: Partial<Record<Channel, number>>;
-  channelScores: Partial<Record<Channel, number>>;
-  /** What each channel added to `score`, when the policy's fusion is a sum over channels (RRF). */
-  channelContributions?: Partial<Record<Channel, number>>;
   /** Set on the returned hits of a search run with `explain` that had a lexical channel. */
   lexicalMatch?: LexicalMatchSources;
 }

@@ -4,6 +4,7 @@ export type PowerContextErrorCode =
   | 'revision_conflict'
   | 'revision_not_visible'
   | 'not_found'
+  | 'entry_purged'
   | 'capability_unavailable'
   | 'invalid_citation'
   | 'store_unavailable'

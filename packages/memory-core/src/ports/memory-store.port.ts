@@ -5,6 +5,13 @@ import type {
 } from '../domain/lexical-projection.js';
 import type { EntryState, EntryVersion, JsonValue, SourceRef } from '../domain/memory-entry.js';
 import type { MemoryRef } from '../domain/memory-ref.js';
+import type {
+  PurgedChange,
+  PurgedEntryMarker,
+  PurgeTombstone,
+  RevisionOperation,
+  VersionOperation,
+} from '../domain/purge.js';
 import type { ChannelCandidate, LexicalCandidate, LexicalMatchSources } from '../domain/search.js';
 import type { EmbeddingProfile } from './embedder.port.js';
 import type { Bm25Parameters } from './retrieval-policy.port.js';
@@ -26,7 +33,15 @@ export interface NewEntryVersion {
   embedding?: { profileId: string; vector: number[] };
 }
 
-export type RevisionOperation = 'remember' | 'revise' | 'forget' | 'reactivate';
+export type { RevisionOperation, VersionOperation };
+
+/** A purge as the core forms it before it reaches the store (RFC 0002, "Purge"). */
+export interface PurgeEntryWrite {
+  entryId: string;
+  /** The tombstone's id: the new last link of the entry's version chain. */
+  tombstoneVersionId: string;
+  purgedBy: string | null;
+}
 
 /**
  * What a write with an idempotency key leaves behind, written in the write's own transaction: the
@@ -55,7 +70,7 @@ export interface MemoryWriteTransaction {
    * neighbour context the write changes (see `planProjections`).
    */
   appendRevision(
-    operation: RevisionOperation,
+    operation: VersionOperation,
     versions: readonly NewEntryVersion[],
     projection: LexicalProjectionPolicy,
   ): Promise<{ memory: MemoryRef; versions: EntryVersion[] }>;
@@ -67,6 +82,24 @@ export interface MemoryWriteTransaction {
    * replaced. May prune other expired records (of any scope) on the way.
    */
   recordIdempotency(record: IdempotencyRecord): Promise<void>;
+  /** The tombstone of a purged entry, read inside the transaction. */
+  purgedEntry(entryId: string): Promise<PurgeTombstone | undefined>;
+  /**
+   * Writes revision `expectedRevision + 1` (operation `purge`) and erases every version of the entry
+   * from every table and index of the store: text, kind, hash, sources, position, metadata, vectors,
+   * lexical projections and postings, and the entry's words in its neighbours' projections at every
+   * revision (rebuilt in place without it). The entry's source is re-projected at the new head under
+   * `projection`, and the scope's search statistics at the head are counted again, so they equal
+   * those of a scope that never held the entry. Keeps the revision rows and a tombstone: the ids,
+   * numbers and revision ranges of the erased versions. It also deletes the scope's idempotency
+   * records whose stored result names the entry id (a revise's result holds the text); a record the
+   * same write passes to `recordIdempotency` afterwards is kept. Like `appendRevision`, at most once per
+   * write and not together with it; the entry must have a current version.
+   */
+  purgeEntry(
+    purge: PurgeEntryWrite,
+    projection: LexicalProjectionPolicy,
+  ): Promise<{ memory: MemoryRef; tombstone: PurgeTombstone }>;
 }
 
 export interface ListEntriesQuery {
@@ -91,8 +124,10 @@ export interface ListChangesQuery {
 
 export interface RevisionChange {
   revision: number;
-  operation: RevisionOperation;
+  operation: VersionOperation;
   version: EntryVersion;
+  /** Never set: a purged change is a PurgedChange (`purged: true`). */
+  purged?: false;
 }
 
 export interface LexicalSearchQuery {
@@ -172,11 +207,33 @@ export interface MemoryStore {
   revisionExists(scopeId: string, revision: number): Promise<boolean>;
   /** The scope's record of an idempotency key, unless there is none or it expired at `now`. */
   idempotencyRecord(scopeId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined>;
-  /** The entry's version that was current at `revision`. */
+  /**
+   * The entry's version that was current at `revision`. Reads never return an erased version: after a
+   * purge this, `entryVersion`, `listEntries`, `listChanges` and both search channels answer at every
+   * revision as if the entry's versions were not there, and `purgedEntry` says why.
+   */
   entryAt(scopeId: string, entryId: string, revision: number): Promise<EntryVersion | undefined>;
   entryVersion(scopeId: string, entryVersionId: string): Promise<EntryVersion | undefined>;
+  /**
+   * The scope's entry versions with these ids, in one read, keyed by id; ids the scope does not hold are
+   * absent. Versions are immutable, so no revision is needed: a search reads its kept candidates here.
+   */
+  entryVersions(scopeId: string, entryVersionIds: readonly string[]): Promise<Map<string, EntryVersion>>;
   listEntries(query: ListEntriesQuery): Promise<EntryVersion[]>;
   listChanges(query: ListChangesQuery): Promise<RevisionChange[]>;
+  /** The tombstone of a purged entry of the scope. */
+  purgedEntry(scopeId: string, entryId: string): Promise<PurgeTombstone | undefined>;
+  /**
+   * Markers for the erased versions that `listEntries` would have returned for this query: current at
+   * `revision`, of the state asked for, entry id after `afterEntryId`; by entry id, at most `limit`.
+   */
+  listPurgedEntries(query: ListEntriesQuery): Promise<PurgedEntryMarker[]>;
+  /**
+   * The changes of (fromRevision, toRevision] that a purge erased, and the purges themselves, in the
+   * order and keyset of `listChanges` (revision, then entry version id), at most `limit`.
+   */
+  listPurgedChanges(query: ListChangesQuery): Promise<PurgedChange[]>;
+  /** The lexical channel: BM25 over the projections visible at the revision, best first, identities only. */
   lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult>;
   /**
    * Explains lexical matches exactly (RFC 0007, "Explain"): for each given version, which query terms
@@ -184,6 +241,7 @@ export interface MemoryStore {
    * split into terms of the entry's own text and terms only its neighbour context brought.
    */
   explainLexicalMatches(query: LexicalMatchQuery): Promise<LexicalMatchReport>;
+  /** The vector channel: cosine over the active versions live at the revision, best first, identities only. */
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]>;
   vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState>;
   /**

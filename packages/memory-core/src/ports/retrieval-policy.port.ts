@@ -1,5 +1,5 @@
 import type { LexicalProjectionPolicy } from '../domain/lexical-projection.js';
-import type { ChannelCandidate, LexicalCandidate, MemoryHit } from '../domain/search.js';
+import type { ChannelCandidate, FusedCandidate, LexicalCandidate } from '../domain/search.js';
 
 /** BM25 parameters the lexical channel ranks with. */
 export interface Bm25Parameters {
@@ -28,12 +28,13 @@ export interface RetrievalPolicy {
    */
   admitLexicalFallback?(candidates: readonly LexicalCandidate[], queryTermCount: number): LexicalCandidate[];
   admitVector(candidates: readonly ChannelCandidate[], minCosine: number): ChannelCandidate[];
-  /** Fuses admitted channel lists into at most `limit` hits, deterministic for equal inputs. */
+  /**
+   * Fuses admitted channel lists into at most `limit` candidates, best first, deterministic for equal
+   * inputs (ties broken by entry id, then entry version id). Ranking only: the search reads the kept
+   * candidates' entries afterwards.
+   */
   fuse(
     channels: { fts?: readonly ChannelCandidate[]; vector?: readonly ChannelCandidate[] },
     limit: number,
-    toHit: (
-      candidate: ChannelCandidate,
-    ) => Omit<MemoryHit, 'score' | 'matchedBy' | 'channelRanks' | 'channelScores'>,
-  ): MemoryHit[];
+  ): FusedCandidate[];
 }

@@ -15,6 +15,16 @@ import {
 import { type Citation, citationSchema, type MemoryRef } from '../domain/memory-ref.js';
 import { parseInput } from '../domain/parse-input.js';
 import {
+  type PurgedChange,
+  type PurgedEntryMarker,
+  type PurgeInfo,
+  type PurgeRequest,
+  type PurgeResult,
+  purgedVersionAt,
+  purgeInfoOf,
+  purgeRequestSchema,
+} from '../domain/purge.js';
+import {
   type GetEntryRequest,
   getEntryRequestSchema,
   type ListChangesRequest,
@@ -24,6 +34,7 @@ import {
 } from '../domain/read-requests.js';
 import type { SearchMemoryRequest, SearchResult } from '../domain/search.js';
 import { scopeIdSchema } from '../domain/text-rules.js';
+import { EntryPurgedError } from '../errors/entry-purged-error.js';
 import { InvalidCitationError } from '../errors/invalid-citation-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { RevisionConflictError } from '../errors/revision-conflict-error.js';
@@ -53,6 +64,7 @@ import {
   importEntries,
 } from './import-entries.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import { mergeByKey } from './merge-by-key.js';
 import { type SearchOptions, searchMemory } from './search-memory.js';
 
 export interface MemoryServiceOptions {
@@ -95,6 +107,12 @@ export interface EntryWriteResult {
 export interface EntryPage {
   memory: MemoryRef | undefined;
   entries: EntryVersion[];
+  /**
+   * Present when the page's range of entry ids held entries that a later purge erased: the marker of
+   * each, in place of its version (ids and revisions only). Never at the head, where a purged entry
+   * does not exist any more.
+   */
+  purged?: PurgedEntryMarker[];
   nextCursor?: string;
 }
 
@@ -102,16 +120,30 @@ export interface ChangesPage {
   memory: MemoryRef | undefined;
   fromRevision: number;
   toRevision: number;
-  changes: RevisionChange[];
+  /** Oldest first; a version a purge erased, and the purge itself, come as a PurgedChange. */
+  changes: (RevisionChange | PurgedChange)[];
   nextCursor?: string;
 }
 
-export interface ResolvedCitation {
+/** A citation whose version is still stored. */
+export interface ValidCitation {
+  status: 'valid';
   memory: MemoryRef;
   entry: EntryVersion;
   /** False when a later revision superseded or forgot the cited version; the citation stays valid. */
   currentAtHead: boolean;
 }
+
+/** A citation that was valid, but whose entry a later purge erased: its evidence is gone. */
+export interface PurgedCitation {
+  status: 'purged';
+  memory: MemoryRef;
+  entryId: string;
+  entryVersionId: string;
+  purge: PurgeInfo;
+}
+
+export type ResolvedCitation = ValidCitation | PurgedCitation;
 
 /**
  * The Memory model's operations for every scope: writes with compare-and-swap on the scope head,
@@ -380,24 +412,70 @@ export class MemoryService {
     );
   }
 
+  /**
+   * Erases every version of an entry from the store, keeping the revision chain with a tombstone
+   * (RFC 0002, "Purge"): one new revision, operation `purge`. Purging a purged entry writes nothing
+   * and answers `unchanged` with its tombstone. Unlike `forget`, this cannot be undone. The purge also
+   * erases the stored results of earlier keyed writes that name the entry (their replay would give the
+   * text back); its own result, ids only, is kept under `options.idempotencyKey` like any write's.
+   */
+  async purge(scopeId: string, request: PurgeRequest, options: WriteOptions = {}): Promise<PurgeResult> {
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
+    const { entryId, purgedBy } = parseInput(purgeRequestSchema, request);
+    const keyed = this.#ledger.keyed('purge', { entryId, purgedBy }, this.#keyOf(options));
+    const replayed = await this.#ledger.replay<PurgeResult>(scope, keyed);
+    if (replayed) return replayed;
+    return this.#mutate(
+      scope,
+      async (tx, head): Promise<PurgeResult> => {
+        const current = await tx.currentVersion(entryId);
+        if (!current) {
+          const tombstone = await tx.purgedEntry(entryId);
+          if (!tombstone || !head) throw new NotFoundError('entry', entryId);
+          return { memory: head, tombstone, status: 'unchanged' as const };
+        }
+        const { memory, tombstone } = await tx.purgeEntry(
+          { entryId, tombstoneVersionId: randomUUID(), purgedBy: purgedBy ?? null },
+          this.#projection,
+        );
+        return { memory, tombstone, status: 'purged' as const };
+      },
+      options,
+      keyed,
+    );
+  }
+
   async list(scopeId: string, request: ListEntriesRequest = {}): Promise<EntryPage> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const input = parseInput(listEntriesRequestSchema, request);
     const position = input.cursor ? decodeCursor(entriesCursorSchema, input.cursor) : undefined;
     const memory = await this.#memoryAt(scope, position?.revision ?? input.revision);
     if (!memory) return { memory, entries: [] };
-    const rows = await this.#store.listEntries({
+    const query = {
       scopeId: scope,
       revision: memory.revision,
       state: input.state,
       ...(position ? { afterEntryId: position.after } : {}),
       limit: input.limit + 1,
-    });
-    const entries = rows.slice(0, input.limit);
-    const last = entries.at(-1);
-    return rows.length > input.limit && last
-      ? { memory, entries, nextCursor: encodeCursor({ revision: memory.revision, after: last.entryId }) }
-      : { memory, entries };
+    };
+    const [versions, markers] = await Promise.all([
+      this.#store.listEntries(query),
+      this.#store.listPurgedEntries(query),
+    ]);
+    // One keyset (entry id) over both: a purged entry keeps its place in the pages.
+    const rows = mergeByKey<EntryVersion | PurgedEntryMarker>(versions, markers, (row) => [row.entryId]);
+    const page = rows.slice(0, input.limit);
+    const entries = page.filter((row): row is EntryVersion => !('purged' in row));
+    const purged = page.filter((row): row is PurgedEntryMarker => 'purged' in row);
+    const last = page.at(-1);
+    return {
+      memory,
+      entries,
+      ...(purged.length > 0 ? { purged } : {}),
+      ...(rows.length > input.limit && last
+        ? { nextCursor: encodeCursor({ revision: memory.revision, after: last.entryId }) }
+        : {}),
+    };
   }
 
   async get(scopeId: string, request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }> {
@@ -405,7 +483,16 @@ export class MemoryService {
     const input = parseInput(getEntryRequestSchema, request);
     const memory = await this.#memoryAt(scope, input.revision);
     const entry = memory ? await this.#store.entryAt(scope, input.entryId, memory.revision) : undefined;
-    if (!memory || !entry) throw new NotFoundError('entry', input.entryId);
+    if (!memory) throw new NotFoundError('entry', input.entryId);
+    if (!entry) {
+      // Erased by a purge: said as such at every revision from the entry's first one on.
+      const tombstone = await this.#store.purgedEntry(scope, input.entryId);
+      const first = tombstone?.versions[0]?.revision;
+      if (tombstone && first !== undefined && memory.revision >= first) {
+        throw new EntryPurgedError(input.entryId, purgeInfoOf(tombstone));
+      }
+      throw new NotFoundError('entry', input.entryId);
+    }
     return { memory, entry };
   }
 
@@ -429,13 +516,18 @@ export class MemoryService {
       ]);
     }
     if (!memory || toRevision === fromRevision) return { memory, fromRevision, toRevision, changes: [] };
-    const rows = await this.#store.listChanges({
+    const query = {
       scopeId: scope,
       fromRevision,
       toRevision,
       ...(position ? { after: { revision: position.revision, entryVersionId: position.after } } : {}),
       limit: input.limit + 1,
-    });
+    };
+    const [stored, erased] = await Promise.all([
+      this.#store.listChanges(query),
+      this.#store.listPurgedChanges(query),
+    ]);
+    const rows = mergeByKey<RevisionChange | PurgedChange>(stored, erased, changeKey);
     const changes = rows.slice(0, input.limit);
     const last = changes.at(-1);
     const page = { memory, fromRevision, toRevision, changes };
@@ -446,13 +538,16 @@ export class MemoryService {
             from: fromRevision,
             to: toRevision,
             revision: last.revision,
-            after: last.version.entryVersionId,
+            after: changeKey(last)[1],
           }),
         }
       : page;
   }
 
-  /** Checks that a citation names exactly this entry version as current at the cited revision. */
+  /**
+   * Checks that a citation names exactly this entry version as current at the cited revision. A valid
+   * citation whose entry was purged since answers `status: 'purged'` (the evidence is gone).
+   */
   async resolveCitation(scopeId: string, citation: Citation): Promise<ResolvedCitation> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const cited = parseInput(citationSchema, citation);
@@ -463,8 +558,21 @@ export class MemoryService {
     if (cited.revision > head.revision)
       throw new InvalidCitationError(`revision ${cited.revision} does not exist yet`);
     const entry = await this.#store.entryAt(scope, cited.entryId, cited.revision);
-    if (!entry)
-      throw new InvalidCitationError(`entry ${cited.entryId} did not exist at revision ${cited.revision}`);
+    const memory = { artifactId: head.artifactId, scopeId: scope, revision: cited.revision };
+    if (!entry) {
+      const tombstone = await this.#store.purgedEntry(scope, cited.entryId);
+      const erased = tombstone ? purgedVersionAt(tombstone, cited.revision) : undefined;
+      if (!tombstone || !erased) {
+        throw new InvalidCitationError(`entry ${cited.entryId} did not exist at revision ${cited.revision}`);
+      }
+      if (erased.entryVersionId !== cited.entryVersionId) {
+        throw new InvalidCitationError(
+          `entry version ${cited.entryVersionId} was not current at revision ${cited.revision}`,
+        );
+      }
+      const { entryId, entryVersionId } = cited;
+      return { status: 'purged', memory, entryId, entryVersionId, purge: purgeInfoOf(tombstone) };
+    }
     if (entry.entryVersionId !== cited.entryVersionId) {
       throw new InvalidCitationError(
         `entry version ${cited.entryVersionId} was not current at revision ${cited.revision}`,
@@ -472,7 +580,8 @@ export class MemoryService {
     }
     const atHead = await this.#store.entryAt(scope, cited.entryId, head.revision);
     return {
-      memory: { artifactId: head.artifactId, scopeId: scope, revision: cited.revision },
+      status: 'valid',
+      memory,
       entry,
       currentAtHead: atHead?.entryVersionId === entry.entryVersionId,
     };
@@ -555,8 +664,10 @@ export class MemoryService {
 
   async #requireCurrent(tx: MemoryWriteTransaction, entryId: string): Promise<EntryVersion> {
     const current = await tx.currentVersion(entryId);
-    if (!current) throw new NotFoundError('entry', entryId);
-    return current;
+    if (current) return current;
+    const tombstone = await tx.purgedEntry(entryId);
+    if (tombstone) throw new EntryPurgedError(entryId, purgeInfoOf(tombstone));
+    throw new NotFoundError('entry', entryId);
   }
 
   #nextVersion(
@@ -647,4 +758,9 @@ export class MemoryService {
       }
     });
   }
+}
+
+/** The keyset of a change: revision, then entry version id (the tombstone's for a purge). */
+function changeKey(change: RevisionChange | PurgedChange): [number, string] {
+  return [change.revision, change.purged ? change.entryVersionId : change.version.entryVersionId];
 }

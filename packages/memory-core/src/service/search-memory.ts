@@ -1,7 +1,9 @@
+import type { MemoryRef } from '../domain/memory-ref.js';
 import { parseInput } from '../domain/parse-input.js';
 import { lexicalQueryOf } from '../domain/query-normalization.js';
 import {
   type ChannelCandidate,
+  type FusedCandidate,
   type LexicalAdmissionFallback,
   type MemoryHit,
   type ParsedSearchRequest,
@@ -150,38 +152,27 @@ async function runSearch(
   if (lexical) channels.fts = deps.policy.admitLexical(lexical.candidates, lexical.queryTermCount);
   if (vector) channels.vector = deps.policy.admitVector(vector, profile.minCosine);
 
-  const toHit = (
-    candidate: ChannelCandidate,
-  ): Omit<MemoryHit, 'score' | 'matchedBy' | 'channelRanks' | 'channelScores'> => ({
-    citation: {
-      artifactId: head.artifactId,
-      revision: head.revision,
-      entryId: candidate.version.entryId,
-      entryVersionId: candidate.version.entryVersionId,
-    },
-    entry: candidate.version,
-    text: candidate.version.text,
-  });
-  let coarse = deps.policy.fuse(channels, coarseLimit, toHit);
+  let kept = deps.policy.fuse(channels, coarseLimit);
   // The admission rule is a ranking preference, not a reason to answer nothing: when it left no hit
   // at all but some entry matches a query term, those matches are the answer, and the result says so.
   let lexicalFallback: LexicalAdmissionFallback | undefined;
-  if (coarse.length === 0 && lexical && lexical.candidates.length > 0 && deps.policy.admitLexicalFallback) {
+  if (kept.length === 0 && lexical && lexical.candidates.length > 0 && deps.policy.admitLexicalFallback) {
     const below = deps.policy.admitLexicalFallback(lexical.candidates, lexical.queryTermCount);
-    coarse = deps.policy.fuse({ fts: below }, coarseLimit, toHit);
-    if (coarse.length > 0) {
+    kept = deps.policy.fuse({ fts: below }, coarseLimit);
+    if (kept.length > 0) {
       lexicalFallback = {
         reason: 'no_candidate_met_term_threshold',
         queryTermCount: lexical.queryTermCount,
-        admitted: coarse.length,
+        admitted: kept.length,
       };
       deps.logger.info('memory.search.lexical_admission_fallback', {
         scopeId,
         queryTermCount: lexical.queryTermCount,
-        admitted: coarse.length,
+        admitted: kept.length,
       });
     }
   }
+  const coarse = await readHits(deps.store, head, kept);
   const base = {
     memory: head,
     requestedMode,
@@ -202,6 +193,36 @@ async function runSearch(
     logger: deps.logger,
   });
   return explained({ ...base, hits, trace });
+}
+
+/**
+ * The fused candidates as hits, in fused order: one read of their entry versions (immutable, so the
+ * revision the channels searched needs no re-check). Channels return identities only, so text crosses
+ * from the store for the kept candidates alone, however many each channel ranked. A version missing
+ * from the read was purged after the channels read it; it is left out rather than cited.
+ */
+async function readHits(
+  store: MemoryStore,
+  head: MemoryRef,
+  kept: readonly FusedCandidate[],
+): Promise<MemoryHit[]> {
+  if (kept.length === 0) return [];
+  const versions = await store.entryVersions(
+    head.scopeId,
+    kept.map((candidate) => candidate.entryVersionId),
+  );
+  return kept.flatMap(({ entryId, entryVersionId, ...ranking }) => {
+    const entry = versions.get(entryVersionId);
+    if (!entry) return [];
+    return [
+      {
+        citation: { artifactId: head.artifactId, revision: head.revision, entryId, entryVersionId },
+        entry,
+        text: entry.text,
+        ...ranking,
+      },
+    ];
+  });
 }
 
 /**

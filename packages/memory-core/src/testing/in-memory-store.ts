@@ -9,6 +9,12 @@ import {
 } from '../domain/lexical-projection.js';
 import type { EntryVersion } from '../domain/memory-entry.js';
 import type { MemoryRef } from '../domain/memory-ref.js';
+import {
+  type PurgedChange,
+  type PurgedEntryMarker,
+  type PurgeTombstone,
+  purgeInfoOf,
+} from '../domain/purge.js';
 import type { ChannelCandidate, LexicalCandidate, LexicalMatchSources } from '../domain/search.js';
 import { RevisionConflictError } from '../errors/revision-conflict-error.js';
 import type { EmbeddingProfile } from '../ports/embedder.port.js';
@@ -24,17 +30,18 @@ import type {
   MemoryStore,
   MemoryWriteTransaction,
   NewEntryVersion,
+  PurgeEntryWrite,
   RevisionChange,
-  RevisionOperation,
   VectorIndexState,
   VectorSearchQuery,
+  VersionOperation,
 } from '../ports/memory-store.port.js';
 import { KeyedMutex } from '../service/keyed-mutex.js';
 import { analyze, termFrequencies } from './simple-analyzer.js';
 
 interface StoredVersion {
   version: EntryVersion;
-  operation: RevisionOperation;
+  operation: VersionOperation;
   supersededAt?: number;
   terms: Map<string, number>;
   length: number;
@@ -56,6 +63,8 @@ interface StoredMemory {
   ref: MemoryRef;
   versions: StoredVersion[];
   projections: StoredProjection[];
+  /** Tombstones of purged entries, by entry id. */
+  purges: Map<string, PurgeTombstone>;
 }
 
 const liveAt = (stored: StoredVersion, revision: number) =>
@@ -120,7 +129,7 @@ export class InMemoryMemoryStore implements MemoryStore {
             scopeId,
             revision: expectedRevision + 1,
           };
-          pending = { operation, versions, ref, projection };
+          pending = { kind: 'append', operation, versions, ref, projection };
           return {
             memory: ref,
             versions: versions.map((version) => toEntryVersion(version, ref.revision, createdAt)),
@@ -133,9 +142,21 @@ export class InMemoryMemoryStore implements MemoryStore {
           if (taken) throw new RevisionConflictError(scopeId, expectedRevision);
           records.push(copyRecord(record));
         },
+        purgedEntry: async (entryId) => cloneTombstone(memory?.purges.get(entryId)),
+        purgeEntry: async (purge, projection) => {
+          if (pending) throw new Error('appendRevision may be called once per write');
+          const current = live.find((stored) => stored.version.entryId === purge.entryId);
+          if (!memory || !current) throw new Error(`entry ${purge.entryId} has no current version`);
+          const ref = { ...memory.ref, revision: expectedRevision + 1 };
+          const tombstone = tombstoneOf(memory, purge, ref.revision, createdAt);
+          pending = { kind: 'purge', purge, tombstone, ref, projection };
+          return { memory: ref, tombstone: cloneTombstone(tombstone)! };
+        },
       };
       const result = await work(tx);
-      if (pending) this.#apply(scopeId, memory, pending, createdAt);
+      if (pending?.kind === 'append') this.#apply(scopeId, memory, pending, createdAt);
+      if (pending?.kind === 'purge') this.#applyPurge(memory!, pending);
+      // The purge's own record (ids only) is kept after the erasure of the entry's earlier ones.
       for (const record of records) this.#keep(scopeId, record);
       return result;
     });
@@ -162,8 +183,63 @@ export class InMemoryMemoryStore implements MemoryStore {
     return [...this.#idempotency.values()].reduce((sum, byKey) => sum + byKey.size, 0);
   }
 
-  #apply(scopeId: string, memory: StoredMemory | undefined, pending: PendingRevision, createdAt: string) {
-    const target = memory ?? { ref: pending.ref, versions: [], projections: [] };
+  /**
+   * Erases every version of the entry: the versions (text, vectors, terms), their projections, and
+   * their words in neighbours' projections at every revision (rebuilt in place without them). Then
+   * the entry's source is re-projected at the new head.
+   */
+  #applyPurge(memory: StoredMemory, pending: PendingPurge) {
+    const revision = pending.ref.revision;
+    const erased = new Set(pending.tombstone.versions.map((v) => v.entryVersionId));
+    const current = memory.versions.find(
+      (stored) => stored.version.entryId === pending.purge.entryId && stored.supersededAt === undefined,
+    );
+    memory.versions = memory.versions.filter((stored) => !erased.has(stored.version.entryVersionId));
+    memory.projections = memory.projections.filter((p) => !erased.has(p.entryVersionId));
+    for (const projection of memory.projections) {
+      if (!projection.context.some((neighbour) => erased.has(neighbour.entryVersionId))) continue;
+      const context = projection.context.filter((neighbour) => !erased.has(neighbour.entryVersionId));
+      Object.assign(
+        projection,
+        project(memory, { entryVersionId: projection.entryVersionId, context }, projection.policyId),
+      );
+    }
+    memory.purges.set(pending.purge.entryId, pending.tombstone);
+    memory.ref = pending.ref;
+    // Stored results of keyed writes that name the entry (a revise's answer holds its text): erased too.
+    const byKey = this.#idempotency.get(memory.ref.scopeId);
+    for (const [key, record] of byKey ?? []) {
+      if (record.result.includes(pending.purge.entryId)) byKey!.delete(key);
+    }
+    const position = current?.version.state === 'active' ? current.version.position : null;
+    if (position) {
+      const planned = this.#plan(memory, pending.projection, new Set([position.sourceId]), []);
+      this.#replaceProjections(memory, planned, pending.projection, revision);
+    }
+  }
+
+  #replaceProjections(
+    memory: StoredMemory,
+    planned: readonly PlannedProjection[],
+    policy: LexicalProjectionPolicy,
+    revision: number,
+  ) {
+    for (const plan of planned) {
+      const current = memory.projections.find(
+        (p) => p.entryVersionId === plan.entryVersionId && p.supersededAt === undefined,
+      );
+      if (current) current.supersededAt = revision;
+      memory.projections.push({ ...project(memory, plan, policy.id), from: revision });
+    }
+  }
+
+  #apply(scopeId: string, memory: StoredMemory | undefined, pending: PendingAppend, createdAt: string) {
+    const target: StoredMemory = memory ?? {
+      ref: pending.ref,
+      versions: [],
+      projections: [],
+      purges: new Map(),
+    };
     const revision = pending.ref.revision;
     for (const version of pending.versions) {
       if (version.previousVersionId) {
@@ -196,13 +272,7 @@ export class InMemoryMemoryStore implements MemoryStore {
       .filter((v) => v.state === 'active' && !v.position)
       .map((v) => v.entryVersionId);
     const planned = this.#plan(target, pending.projection, touched, unpositioned);
-    for (const plan of planned) {
-      const current = target.projections.find(
-        (p) => p.entryVersionId === plan.entryVersionId && p.supersededAt === undefined,
-      );
-      if (current) current.supersededAt = revision;
-      target.projections.push({ ...project(target, plan, pending.projection), from: revision });
-    }
+    this.#replaceProjections(target, planned, pending.projection, revision);
     this.#memories.set(scopeId, target);
   }
 
@@ -263,7 +333,7 @@ export class InMemoryMemoryStore implements MemoryStore {
       const planned = this.#plan(memory, projection, sourceIds, unpositioned);
       // Computed before any is replaced, then swapped in place: the rebuilt projection keeps the
       // revision range of the one it replaces, since the memory itself did not change.
-      const rebuilt = planned.map((plan) => project(memory, plan, projection));
+      const rebuilt = planned.map((plan) => project(memory, plan, projection.id));
       for (const next of rebuilt) {
         const current = memory.projections.find(
           (p) => p.entryVersionId === next.entryVersionId && p.supersededAt === undefined,
@@ -292,6 +362,15 @@ export class InMemoryMemoryStore implements MemoryStore {
     return found ? { ...found.version } : undefined;
   }
 
+  async entryVersions(scopeId: string, entryVersionIds: readonly string[]) {
+    const wanted = new Set(entryVersionIds);
+    const found = new Map<string, EntryVersion>();
+    for (const { version } of this.#memories.get(scopeId)?.versions ?? []) {
+      if (wanted.has(version.entryVersionId)) found.set(version.entryVersionId, { ...version });
+    }
+    return found;
+  }
+
   async listEntries(query: ListEntriesQuery) {
     return this.#live(query.scopeId, query.revision)
       .filter((stored) => query.state === 'all' || stored.version.state === query.state)
@@ -318,6 +397,63 @@ export class InMemoryMemoryStore implements MemoryStore {
       )
       .slice(0, query.limit)
       .map((s) => ({ revision: s.version.revision, operation: s.operation, version: { ...s.version } }));
+  }
+
+  async purgedEntry(scopeId: string, entryId: string) {
+    return cloneTombstone(this.#memories.get(scopeId)?.purges.get(entryId));
+  }
+
+  async listPurgedEntries(query: ListEntriesQuery): Promise<PurgedEntryMarker[]> {
+    const markers: PurgedEntryMarker[] = [];
+    for (const tombstone of this.#memories.get(query.scopeId)?.purges.values() ?? []) {
+      const version = tombstone.versions.find(
+        (v) => v.revision <= query.revision && query.revision < v.supersededRevision,
+      );
+      if (!version || (query.state !== 'all' && version.state !== query.state)) continue;
+      if (query.afterEntryId !== undefined && tombstone.entryId <= query.afterEntryId) continue;
+      markers.push({
+        entryId: tombstone.entryId,
+        entryVersionId: version.entryVersionId,
+        version: version.version,
+        revision: version.revision,
+        state: version.state,
+        purged: true,
+        purge: purgeInfoOf(tombstone),
+      });
+    }
+    return markers.sort((a, b) => compare(a.entryId, b.entryId)).slice(0, query.limit);
+  }
+
+  async listPurgedChanges(query: ListChangesQuery): Promise<PurgedChange[]> {
+    const changes: PurgedChange[] = [];
+    for (const tombstone of this.#memories.get(query.scopeId)?.purges.values() ?? []) {
+      const purge = purgeInfoOf(tombstone);
+      const { entryId } = tombstone;
+      for (const v of tombstone.versions) {
+        const { revision, operation, entryVersionId, version } = v;
+        changes.push({ revision, operation, purged: true, entryId, entryVersionId, version, purge });
+      }
+      changes.push({
+        revision: tombstone.revision,
+        operation: 'purge',
+        purged: true,
+        entryId,
+        entryVersionId: tombstone.entryVersionId,
+        version: tombstone.version,
+        purge,
+      });
+    }
+    const after = query.after;
+    return changes
+      .filter((c) => c.revision > query.fromRevision && c.revision <= query.toRevision)
+      .filter(
+        (c) =>
+          !after ||
+          c.revision > after.revision ||
+          (c.revision === after.revision && c.entryVersionId > after.entryVersionId),
+      )
+      .sort((a, b) => a.revision - b.revision || compare(a.entryVersionId, b.entryVersionId))
+      .slice(0, query.limit);
   }
 
   async lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
@@ -358,7 +494,8 @@ export class InMemoryMemoryStore implements MemoryStore {
       .sort((x, y) => y.score - x.score || byIdentity(x.stored.version, y.stored.version))
       .slice(0, query.limit);
     const candidates: LexicalCandidate[] = scored.map((item, index) => ({
-      version: { ...item.stored.version },
+      entryId: item.stored.version.entryId,
+      entryVersionId: item.stored.version.entryVersionId,
       rank: index + 1,
       score: item.score,
       matchedTerms: item.matchedTerms,
@@ -392,7 +529,12 @@ export class InMemoryMemoryStore implements MemoryStore {
       .map((stored) => ({ stored, score: cosine(stored.vectors.get(query.profileId)!, query.vector) }))
       .sort((x, y) => y.score - x.score || byIdentity(x.stored.version, y.stored.version))
       .slice(0, query.limit)
-      .map((item, index) => ({ version: { ...item.stored.version }, rank: index + 1, score: item.score }));
+      .map((item, index) => ({
+        entryId: item.stored.version.entryId,
+        entryVersionId: item.stored.version.entryVersionId,
+        rank: index + 1,
+        score: item.score,
+      }));
   }
 
   async vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState> {
@@ -430,18 +572,63 @@ export class InMemoryMemoryStore implements MemoryStore {
   }
 }
 
-interface PendingRevision {
-  operation: RevisionOperation;
+interface PendingAppend {
+  kind: 'append';
+  operation: VersionOperation;
   versions: readonly NewEntryVersion[];
   ref: MemoryRef;
   projection: LexicalProjectionPolicy;
+}
+
+interface PendingPurge {
+  kind: 'purge';
+  purge: PurgeEntryWrite;
+  tombstone: PurgeTombstone;
+  ref: MemoryRef;
+  projection: LexicalProjectionPolicy;
+}
+
+type PendingRevision = PendingAppend | PendingPurge;
+
+/** The tombstone of a purge at `revision`: the erased versions' ids and revision ranges, no content. */
+function tombstoneOf(
+  memory: StoredMemory,
+  purge: PurgeEntryWrite,
+  revision: number,
+  purgedAt: string,
+): PurgeTombstone {
+  const versions = memory.versions
+    .filter((stored) => stored.version.entryId === purge.entryId)
+    .sort((a, b) => a.version.version - b.version.version);
+  const last = versions.at(-1)!.version;
+  return {
+    entryId: purge.entryId,
+    entryVersionId: purge.tombstoneVersionId,
+    version: last.version + 1,
+    previousVersionId: last.entryVersionId,
+    revision,
+    purgedAt,
+    purgedBy: purge.purgedBy,
+    versions: versions.map((stored) => ({
+      entryVersionId: stored.version.entryVersionId,
+      version: stored.version.version,
+      revision: stored.version.revision,
+      operation: stored.operation,
+      supersededRevision: stored.supersededAt ?? revision,
+      state: stored.version.state,
+    })),
+  };
+}
+
+function cloneTombstone(tombstone: PurgeTombstone | undefined): PurgeTombstone | undefined {
+  return tombstone ? { ...tombstone, versions: tombstone.versions.map((v) => ({ ...v })) } : undefined;
 }
 
 /** An entry's own term frequencies plus each neighbour's, scaled by its weight. */
 function project(
   memory: StoredMemory,
   plan: PlannedProjection,
-  policy: LexicalProjectionPolicy,
+  policyId: string,
 ): Omit<StoredProjection, 'from'> {
   const own = memory.versions.find((s) => s.version.entryVersionId === plan.entryVersionId);
   const terms = new Map(own?.terms ?? []);
@@ -452,7 +639,7 @@ function project(
     }
   }
   const length = [...terms.values()].reduce((sum, count) => sum + count, 0);
-  return { entryVersionId: plan.entryVersionId, policyId: policy.id, context: plan.context, terms, length };
+  return { entryVersionId: plan.entryVersionId, policyId, context: plan.context, terms, length };
 }
 
 function toEntryVersion(version: NewEntryVersion, revision: number, createdAt: string): EntryVersion {

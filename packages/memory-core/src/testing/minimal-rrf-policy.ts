@@ -1,7 +1,6 @@
 import { PLAIN_LEXICAL_PROJECTION } from '../domain/lexical-projection.js';
+import type { FusedCandidate } from '../domain/search.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
-
-type Hit = ReturnType<RetrievalPolicy['fuse']>[number];
 
 /**
  * A small RRF policy for the core's own tests: memory-core may not import @powercontext/retrieval-rrf,
@@ -15,27 +14,27 @@ export const minimalRrfPolicy: RetrievalPolicy = {
   admitLexical: (candidates) => [...candidates],
   admitVector: (candidates, minCosine) =>
     candidates.filter((c) => c.score >= minCosine && c.score > 0).map((c, i) => ({ ...c, rank: i + 1 })),
-  fuse: (channels, limit, toHit) => {
-    const byId = new Map<string, Hit>();
+  fuse: (channels, limit) => {
+    const byId = new Map<string, FusedCandidate>();
     for (const channel of ['fts', 'vector'] as const) {
       for (const candidate of channels[channel] ?? []) {
-        const id = candidate.version.entryVersionId;
-        const hit = byId.get(id) ?? {
-          ...toHit(candidate),
+        const fused = byId.get(candidate.entryVersionId) ?? {
+          entryId: candidate.entryId,
+          entryVersionId: candidate.entryVersionId,
           score: 0,
           matchedBy: [],
           channelRanks: {},
           channelScores: {},
         };
-        hit.score += 1 / (60 + candidate.rank);
-        hit.matchedBy.push(channel);
-        hit.channelRanks[channel] = candidate.rank;
-        hit.channelScores[channel] = candidate.score;
-        byId.set(id, hit);
+        fused.score += 1 / (60 + candidate.rank);
+        fused.matchedBy.push(channel);
+        fused.channelRanks[channel] = candidate.rank;
+        fused.channelScores[channel] = candidate.score;
+        byId.set(candidate.entryVersionId, fused);
       }
     }
     return [...byId.values()]
-      .sort((a, b) => b.score - a.score || (a.citation.entryId < b.citation.entryId ? -1 : 1))
+      .sort((a, b) => b.score - a.score || (a.entryId < b.entryId ? -1 : 1))
       .slice(0, limit);
   },
 };

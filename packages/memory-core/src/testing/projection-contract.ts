@@ -61,7 +61,7 @@ export function describeLexicalProjectionContract(getStore: () => MemoryStore) {
         limit: 50,
         bm25: BM25,
       });
-      return new Map(candidates.map((c) => [c.version.entryId, c.score]));
+      return new Map(candidates.map((c) => [c.entryId, c.score]));
     }
 
     it('indexes each entry with its neighbours’ words, weighted by distance', async () => {

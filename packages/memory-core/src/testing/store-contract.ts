@@ -10,6 +10,7 @@ import { createFakeEmbedder } from './fake-embedder.js';
 import { describeIdempotencyContract } from './idempotency-contract.js';
 import { noSearchPolicy } from './no-search-policy.js';
 import { describeLexicalProjectionContract } from './projection-contract.js';
+import { describePurgeContract } from './purge-contract.js';
 
 export interface StoreContractOptions {
   /** Creates one store for the whole suite; every test works in scopes of its own. */
@@ -47,6 +48,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
 
     describeLexicalProjectionContract(() => store);
     describeIdempotencyContract(() => store);
+    describePurgeContract(() => store);
 
     it('starts a scope at revision 1 and keeps one artifact id across revisions', async () => {
       const scopeId = scope();
@@ -126,14 +128,45 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         entryId,
         entryVersionId,
       });
-      expect(old.entry.text).toBe('Alice lives in Paris');
-      expect(old.currentAtHead).toBe(false);
+      expect(old).toMatchObject({ status: 'valid', entry: { text: 'Alice lives in Paris' } });
+      expect(old.status === 'valid' && old.currentAtHead).toBe(false);
       expect(await store.entryVersion(scopeId, entryVersionId)).toMatchObject({
         text: 'Alice lives in Paris',
       });
       const unchanged = await service.revise(scopeId, { entryId, text: 'Alice lives in Berlin' });
       expect(unchanged.status).toBe('unchanged');
       expect(unchanged.memory.revision).toBe(2);
+    });
+
+    it('reads entry versions by id in one call: every state, exact content, nothing of another scope', async () => {
+      const scopeId = scope();
+      const written = await service.remember(scopeId, {
+        entries: [
+          { text: 'kept as written', metadata: { topic: 'a' }, sources: [{ sourceId: 'chat-1' }] },
+          { text: 'to be forgotten' },
+        ],
+      });
+      const [kept, gone] = written.entries;
+      const forgotten = await service.forget(scopeId, { entryId: gone!.entryId });
+      const other = await service.remember(scope(), { entries: [{ text: 'another scope' }] });
+      const ids = [
+        kept!.entryVersionId,
+        gone!.entryVersionId,
+        forgotten.entry.entryVersionId,
+        other.entries[0]!.entryVersionId,
+        randomUUID(),
+      ];
+      const found = await store.entryVersions(scopeId, ids);
+      expect([...found.keys()].sort()).toEqual(ids.slice(0, 3).sort());
+      for (const id of ids.slice(0, 3)) expect(found.get(id)).toEqual(await store.entryVersion(scopeId, id));
+      expect(found.get(kept!.entryVersionId)).toMatchObject({
+        text: 'kept as written',
+        metadata: { topic: 'a' },
+        sources: [{ sourceId: 'chat-1' }],
+        state: 'active',
+      });
+      expect(found.get(forgotten.entry.entryVersionId)?.state).toBe('inactive');
+      expect((await store.entryVersions(scopeId, [])).size).toBe(0);
     });
 
     it('refuses citations that do not name a current version at the cited revision', async () => {
@@ -197,7 +230,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         limit: 10,
         bm25,
       });
-      expect(found.candidates.map((c) => c.version.entryVersionId)).toEqual([back.entry.entryVersionId]);
+      expect(found.candidates.map((c) => c.entryVersionId)).toEqual([back.entry.entryVersionId]);
       expect(
         (await store.vectorIndexState(scopeId, back.memory.revision, embedder.profile.id)).complete,
       ).toBe(true);
@@ -367,7 +400,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         bm25,
       });
       expect(atOne.queryTermCount).toBe(2);
-      expect(atOne.candidates[0]?.version.entryId).toBe(written.entries[0]!.entryId);
+      expect(atOne.candidates[0]?.entryId).toBe(written.entries[0]!.entryId);
       expect(atOne.candidates[0]?.matchedTerms).toBe(2);
       expect(atOne.candidates.map((c) => c.rank)).toEqual(atOne.candidates.map((_, i) => i + 1));
       expect(atOne.candidates).toHaveLength(3);
@@ -403,7 +436,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       );
       const found = async (query: string) => {
         const { candidates } = await store.lexicalSearch({ scopeId, revision: 1, query, limit: 10, bm25 });
-        return candidates.map((c) => c.version.entryId).sort();
+        return candidates.map((c) => c.entryId).sort();
       };
       const both = (...ids: (string | undefined)[]) => ids.map((id) => id!).sort();
       expect(await found('cafe')).toEqual(both(accented, plain, decomposed));
@@ -442,7 +475,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         vector: query!,
         limit: 10,
       });
-      expect(hits.map((h) => h.version.entryId)).toEqual(written.entries.map((e) => e.entryId));
+      expect(hits.map((h) => h.entryId)).toEqual(written.entries.map((e) => e.entryId));
       expect(hits[0]!.score).toBeCloseTo(1, 5);
       expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
       expect(
@@ -516,7 +549,11 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
       // The older revision answers as it did, whatever the head's statistics are now.
       expect(await store.lexicalSearch({ ...query, revision: written.memory.revision })).toEqual(before);
       const now = await store.lexicalSearch({ ...query, revision: forgotten.memory.revision });
-      expect(now.candidates.map((c) => c.version.text)).toEqual([
+      const texts = await store.entryVersions(
+        scopeId,
+        now.candidates.map((c) => c.entryVersionId),
+      );
+      expect(now.candidates.map((c) => texts.get(c.entryVersionId)?.text)).toEqual([
         'ferry harbour harbour',
         'harbour ferry schedule',
       ]);
@@ -556,7 +593,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
         vector: query!,
         limit: 10,
       });
-      expect(hits[0]?.version.text).toBe('apple orchard harvest');
+      expect(hits[0]?.entryId).toBe(written.entries[0]!.entryId);
       expect(hits.every((hit) => Number.isFinite(hit.score))).toBe(true);
     });
 

@@ -41,13 +41,29 @@ describe('API keys', () => {
       document([{ ...key('a', 'k'), sha256: 'abc' }]),
       'keys.json: keys.0.sha256: sha256 must be the 64 hex digits',
     ],
-    [document([{ ...key('a', 'k'), permissions: ['admin'] }]), 'keys.json: keys.0.permissions.0:'],
+    [
+      document([{ ...key('a', 'k'), permissions: ['admin'] }]),
+      'keys.json: keys.0.permissions.0: permissions must be read, write, explain or purge',
+    ],
     [document([{ ...key('a', 'k'), scopes: [] }]), 'keys.json: keys.0.scopes'],
     [document([{ ...key('a b', 'k') }]), 'keys.json: keys.0.id: id must be'],
     [document([{ ...key('a', 'k'), plain: 'k' }]), 'keys.json: keys.0'],
     [document([key('a', 'k', { rate_limit: { requests: 0, window_seconds: 1 } })]), 'rate_limit.requests'],
   ])('rejects a bad document (%s) naming the field', (text, message) => {
     expect(() => parseApiKeys(text, 'keys.json')).toThrow(message);
+  });
+
+  it('grants purge only to a key that lists it: write does not include it', () => {
+    const [writer, purger] = parseApiKeys(
+      document([
+        key('w', 'k1', { permissions: ['read', 'write', 'explain'] }),
+        key('p', 'k2', { permissions: ['purge'] }),
+      ]),
+      'keys.json',
+    );
+    expect(decideAccess(writer!, 'alpha', 'purge')).toBe('permission_forbidden');
+    expect(decideAccess(purger!, 'alpha', 'purge')).toBe('allowed');
+    expect(decideAccess(purger!, 'alpha', 'write')).toBe('permission_forbidden');
   });
 
   it('rejects two keys with one id or one secret', () => {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { Permission, Principal } from './principal.js';
+import { PERMISSIONS, type Permission, type Principal } from './principal.js';
 
 /** How many memory requests one key may have running at once, unless its record says otherwise. */
 export const DEFAULT_MAX_IN_FLIGHT = 4;
@@ -21,8 +21,8 @@ export interface ApiKeyRecord extends Principal {
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 600, windowSeconds: 60 };
 
-const permissionSchema = z.enum(['read', 'write', 'explain'], {
-  error: 'permissions must be read, write or explain',
+const permissionSchema = z.enum(PERMISSIONS, {
+  error: 'permissions must be read, write, explain or purge',
 });
 
 const keySchema = z.strictObject({

@@ -1,5 +1,10 @@
-/** What an API key may do in a scope. */
-export type Permission = 'read' | 'write' | 'explain';
+/**
+ * What an API key may do in a scope, in the order they are listed: read, write, explain (a redacted
+ * search trace), and purge (erase an entry for good, RFC 0002 "Purge"; `write` does not include it).
+ */
+export const PERMISSIONS = ['read', 'write', 'explain', 'purge'] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
 
 /**
  * The caller a request runs as, resolved from its API key (or the local principal when the server
@@ -26,5 +31,5 @@ export function decideAccess(principal: Principal, scopeId: string, permission: 
 export const LOCAL_PRINCIPAL: Principal = {
   keyId: 'local',
   scopes: '*',
-  permissions: new Set<Permission>(['read', 'write', 'explain']),
+  permissions: new Set<Permission>(PERMISSIONS),
 };

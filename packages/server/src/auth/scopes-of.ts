@@ -1,5 +1,5 @@
 import type { Runtime } from '@powercontext/runtime';
-import type { Permission, Principal } from './principal.js';
+import { PERMISSIONS, type Permission, type Principal } from './principal.js';
 
 /** What a key may use, as `GET /v1/scopes` and the MCP tool `list_scopes` answer it. */
 export interface ScopesView {
@@ -10,15 +10,13 @@ export interface ScopesView {
   permissions: Permission[];
 }
 
-const PERMISSION_ORDER: Permission[] = ['read', 'write', 'explain'];
-
 /**
  * The scopes a caller may use and what it may do there. A key limited to named scopes sees exactly
  * those (written or not), and nothing about any other scope; a key of every scope sees the scopes
  * that hold memory, since "every scope" cannot be listed.
  */
 export async function scopesOf(principal: Principal, runtime: Pick<Runtime, 'memory'>): Promise<ScopesView> {
-  const permissions = PERMISSION_ORDER.filter((permission) => principal.permissions.has(permission));
+  const permissions = PERMISSIONS.filter((permission) => principal.permissions.has(permission));
   if (principal.scopes === '*') {
     return { any_scope: true, scopes: [...(await runtime.memory.scopes())].sort(), permissions };
   }

@@ -18,6 +18,7 @@ export const MEMORY_SUBCOMMANDS = [
   'revise',
   'forget',
   'reactivate',
+  'purge',
   'changes',
   'reembed',
   'import',
@@ -79,6 +80,7 @@ export type MemoryArgs =
           }
         | { command: 'forget'; scope: string; entry: string; idempotencyKey?: string }
         | { command: 'reactivate'; scope: string; entry: string; idempotencyKey?: string }
+        | { command: 'purge'; scope: string; entry: string; idempotencyKey?: string }
         | {
             command: 'changes';
             scope: string;
@@ -169,6 +171,12 @@ const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKi
     about: 'make a forgotten entry active again',
     flags: { scope: 'string', entry: 'string', 'idempotency-key': 'string' },
   },
+  purge: {
+    synopsis: '--scope S --entry ID --yes [--idempotency-key K]',
+    about:
+      'erase every version of an entry for good (text, metadata, index) at every revision, keeping a\ntombstone; cannot be undone, so --yes is required',
+    flags: { scope: 'string', entry: 'string', yes: 'boolean', 'idempotency-key': 'string' },
+  },
   changes: {
     synopsis: '--scope S [--from-revision N] [--to-revision N] [--limit N] [--cursor C]',
     about: 'list the writes after --from-revision (default 0) up to --to-revision (default the latest)',
@@ -208,7 +216,7 @@ export const MEMORY_USAGE = `Usage: powercontext memory <command> [options]
 Reads and writes the Memory of a scope directly through the runtime (no server needed). Output is
 for people; add --json for the JSON bodies of the HTTP v1 API. Exit codes: 0 done, 1 the operation
 failed (e.g. not_found, database_unavailable), 2 bad arguments or invalid input. The writes
-(remember, revise, forget, reactivate, import) take --idempotency-key K: repeated with the same key and
+(remember, revise, forget, reactivate, purge, import) take --idempotency-key K: repeated with the same key and
 arguments, they answer the first result and write nothing (keys are kept 24 hours by default).
 
 Commands:
@@ -380,6 +388,17 @@ function toMemoryArgs(
         entry: read.required('--entry'),
         ...read.idempotencyKey(),
       };
+    case 'purge': {
+      const args = {
+        ...common,
+        command: name,
+        scope: read.required('--scope'),
+        entry: read.required('--entry'),
+        ...read.idempotencyKey(),
+      };
+      if (!values.has('--yes')) throw new ArgsError('--yes is required: a purge erases the entry for good');
+      return args;
+    }
     case 'changes':
       return {
         ...common,

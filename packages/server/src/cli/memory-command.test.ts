@@ -77,7 +77,7 @@ describe('powercontext memory', () => {
     expect(again.memory.scope_id).toBe('cli');
   });
 
-  it('repeats a keyed write with its first result: --idempotency-key on remember, revise, forget and reactivate', async () => {
+  it('repeats a keyed write with its first result: --idempotency-key on remember, revise, forget, reactivate and purge', async () => {
     const remember = [
       'remember',
       '--scope',
@@ -116,6 +116,20 @@ describe('powercontext memory', () => {
     ]);
     expect(reused.code).toBe(1);
     expect(reused.stderr).toContain('idempotency_key_reused');
+    const purge = [
+      'purge',
+      '--scope',
+      'cli-keyed',
+      '--entry',
+      entry,
+      '--yes',
+      '--idempotency-key',
+      'cli-purge',
+    ];
+    const purged = await runJson<{ status: string; memory: { revision: number } }>(purge);
+    expect(purged).toMatchObject({ status: 'purged', memory: { revision: 5 } });
+    expect(await runJson(purge)).toEqual(purged);
+    expect((await run(purge)).stdout).toContain('(replayed: the first result of this --idempotency-key');
   });
 
   it('searches with text output and with the HTTP v1 JSON body', async () => {
@@ -490,5 +504,50 @@ describe('powercontext memory', () => {
     const all = await run(['list', '--scope', 'cli-changes', '--state', 'all']);
     // On 6a3d005: "1 all entry".
     expect(all.stdout.split('\n')[0]).toMatch(/^1 entry \(active and inactive\) in scope/u);
+  });
+
+  it('purges an entry only with --yes; its text is gone from every command afterwards', async () => {
+    const written = await run([
+      'remember',
+      '--scope',
+      'cli-purge',
+      '--text',
+      'The door code is marmosetcipher',
+      '--text',
+      'Standup at 9:30',
+      '--json',
+    ]);
+    const entryId = JSON.parse(written.stdout).entries[0].entry_id as string;
+    const unconfirmed = await run(['purge', '--scope', 'cli-purge', '--entry', entryId]);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('--yes is required: a purge erases the entry for good');
+    const purged = await run(['purge', '--scope', 'cli-purge', '--entry', entryId, '--yes']);
+    expect(purged.code).toBe(0);
+    expect(purged.stdout).toMatch(
+      new RegExp(
+        `^Purged entry ${entryId}: 1 version erased at every revision \\(revision 2, tombstone `,
+        'u',
+      ),
+    );
+    const again = await runJson<{ status: string; tombstone: { purged_by: string } }>([
+      'purge',
+      '--scope',
+      'cli-purge',
+      '--entry',
+      entryId,
+      '--yes',
+    ]);
+    expect(again).toMatchObject({ status: 'unchanged', tombstone: { purged_by: 'local' } });
+    const get = await run(['get', '--scope', 'cli-purge', '--entry', entryId, '--revision', '1']);
+    expect(get.code).toBe(1);
+    expect(get.stderr).toBe(`error entry_purged: Entry "${entryId}" was purged at revision 2`);
+    const changes = await run(['changes', '--scope', 'cli-purge']);
+    expect(changes.stdout).toMatch(
+      new RegExp(`r1 {2}remember {4}${entryId} {2}v1 {2}\\(purged at revision 2\\)`, 'u'),
+    );
+    expect(changes.stdout).toMatch(/r2 {2}purge/u);
+    const listed = await run(['list', '--scope', 'cli-purge', '--revision', '1']);
+    expect(listed.stdout).toContain(`${entryId}  active    v1  (purged at revision 2)`);
+    for (const output of [changes, listed]) expect(output.stdout).not.toContain('marmosetcipher');
   });
 });

@@ -2,7 +2,15 @@ import { InvalidImportLineError } from '@powercontext/memory-core';
 import type { Runtime } from '@powercontext/runtime';
 import { buildRedactedExplain } from '../http/explain.js';
 import { toApiError } from '../http/to-api-error.js';
-import { toArtifactRef, toEntryVersion, toOptionalArtifactRef, toSearchHit } from '../http/wire.js';
+import {
+  toArtifactRef,
+  toChange,
+  toEntryVersion,
+  toOptionalArtifactRef,
+  toPurgedMarkers,
+  toPurgeTombstone,
+  toSearchHit,
+} from '../http/wire.js';
 import { checkImportFile, importFailureJson, importFailureText, runImport } from './import-command.js';
 import { type MemoryArgs, MemoryArgsError, memoryCommandUsage, parseMemoryArgs } from './memory-args.js';
 import {
@@ -10,6 +18,7 @@ import {
   entryText,
   entryWriteText,
   listText,
+  purgeText,
   reembedText,
   rememberText,
   searchText,
@@ -142,6 +151,7 @@ async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unkn
       const body = {
         memory: toOptionalArtifactRef(page.memory),
         entries: page.entries.map(toEntryVersion),
+        ...toPurgedMarkers(page.purged),
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       };
       return { json: body, text: listText(args.scope, args.state ?? 'active', body) };
@@ -165,14 +175,20 @@ async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unkn
         memory: toOptionalArtifactRef(page.memory),
         from_revision: page.fromRevision,
         to_revision: page.toRevision,
-        changes: page.changes.map((change) => ({
-          revision: change.revision,
-          operation: change.operation,
-          entry: toEntryVersion(change.version),
-        })),
+        changes: page.changes.map(toChange),
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       };
       return { json: body, text: changesText(args.scope, body) };
+    }
+    case 'purge': {
+      // In process, the caller is the local user: the tombstone records it as `local`, as a keyless server does.
+      const result = await memory.purge({ entryId: args.entry, purgedBy: 'local' }, keyOf(args));
+      const body = {
+        memory: toArtifactRef(result.memory),
+        status: result.status,
+        tombstone: toPurgeTombstone(result.tombstone),
+      };
+      return { json: body, text: replayNote(purgeText(body), result) };
     }
     case 'revise':
     case 'forget':

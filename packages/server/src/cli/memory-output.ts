@@ -1,9 +1,18 @@
 import type { buildRedactedExplain } from '../http/explain.js';
-import type { toArtifactRef, toEntryVersion, toSearchHit } from '../http/wire.js';
+import type {
+  toArtifactRef,
+  toChange,
+  toEntryVersion,
+  toPurgedEntryMarker,
+  toPurgeTombstone,
+  toSearchHit,
+} from '../http/wire.js';
 
 type ArtifactRef = ReturnType<typeof toArtifactRef>;
 type WireEntry = ReturnType<typeof toEntryVersion>;
 type WireHit = ReturnType<typeof toSearchHit>;
+type WireChange = ReturnType<typeof toChange>;
+type WirePurgedEntry = ReturnType<typeof toPurgedEntryMarker>;
 type Explain = ReturnType<typeof buildRedactedExplain>;
 
 // Control characters (C0, DEL, C1) and the bidirectional controls that can reorder what a terminal
@@ -106,7 +115,12 @@ function explainSummaryText(explain: Explain): string[] {
 export function listText(
   scopeId: string,
   state: string,
-  body: { memory: ArtifactRef | null; entries: WireEntry[]; next_cursor?: string },
+  body: {
+    memory: ArtifactRef | null;
+    entries: WireEntry[];
+    purged?: WirePurgedEntry[];
+    next_cursor?: string;
+  },
 ): string {
   const where = body.memory ? `at revision ${body.memory.revision}` : '(never written)';
   // "3 entries (active and inactive)", not "3 all entries".
@@ -120,6 +134,11 @@ export function listText(
       `  ${entry.entry_id}  ${entry.state.padEnd(8)}  v${entry.version}  ${printable(entry.kind, { oneLine: true })}  ${printable(entry.text, { oneLine: true, max: 100 })}`,
     );
   }
+  for (const marker of body.purged ?? []) {
+    lines.push(
+      `  ${marker.entry_id}  ${marker.state.padEnd(8)}  v${marker.version}  (purged at revision ${marker.purge.revision})`,
+    );
+  }
   if (body.next_cursor !== undefined) lines.push(`next page: --cursor ${body.next_cursor}`);
   return lines.join('\n');
 }
@@ -130,7 +149,7 @@ export function changesText(
     memory: ArtifactRef | null;
     from_revision: number;
     to_revision: number;
-    changes: { revision: number; operation: string; entry: WireEntry }[];
+    changes: WireChange[];
     next_cursor?: string;
   },
 ): string {
@@ -140,7 +159,9 @@ export function changesText(
   const lines = [`${plural(body.changes.length, 'change', 'changes')} in scope ${quote(scopeId)} ${span}`];
   for (const change of body.changes) {
     lines.push(
-      `  r${change.revision}  ${change.operation.padEnd(10)}  ${change.entry.entry_id}  v${change.entry.version}  ${printable(change.entry.text, { oneLine: true, max: 100 })}`,
+      change.purged === true
+        ? `  r${change.revision}  ${change.operation.padEnd(10)}  ${change.entry_id}  v${change.version}  (purged at revision ${change.purge.revision})`
+        : `  r${change.revision}  ${change.operation.padEnd(10)}  ${change.entry.entry_id}  v${change.entry.version}  ${printable(change.entry.text, { oneLine: true, max: 100 })}`,
     );
   }
   if (body.next_cursor !== undefined) lines.push(`next page: --cursor ${body.next_cursor}`);
@@ -183,6 +204,18 @@ export function entryWriteText(
   }
   const done = { forget: 'Forgot', reactivate: 'Reactivated', revise: 'Revised' }[action];
   return `${done} entry ${body.entry_id} (version ${body.entry_version_id}, revision ${body.memory.revision})`;
+}
+
+export function purgeText(body: {
+  memory: ArtifactRef;
+  status: string;
+  tombstone: ReturnType<typeof toPurgeTombstone>;
+}): string {
+  const { tombstone } = body;
+  if (body.status === 'unchanged') {
+    return `Entry ${tombstone.entry_id} was already purged at revision ${tombstone.revision}; nothing written (revision ${body.memory.revision})`;
+  }
+  return `Purged entry ${tombstone.entry_id}: ${plural(tombstone.versions.length, 'version')} erased at every revision (revision ${body.memory.revision}, tombstone ${tombstone.entry_version_id})`;
 }
 
 export function reembedText(profile: string, counts: { scope_id: string; reembedded: number }[]): string {

@@ -69,6 +69,8 @@ export interface AppOptions {
   mcp?: McpHttpHandler;
   /** Prometheus metrics, served at /metrics; without them /metrics answers 404. */
   metrics?: ServerMetrics;
+  /** Serve the memory inspector at `/ui` (its built files; see http/inspector-routes.ts). */
+  ui?: boolean;
 }
 
 /** Which browsers' pages may call the server, and under which host names it may be reached. */

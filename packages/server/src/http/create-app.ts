@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError } from './api-error.js';
 import type { AppEnv, AppOptions, StartedWrite } from './app-env.js';
+import { registerInspectorRoutes } from './inspector-routes.js';
 import { accessLog } from './middleware/access-log.js';
 import { authenticate } from './middleware/authenticate.js';
 import { inFlightSlot } from './middleware/in-flight-slot.js';
@@ -16,6 +17,7 @@ import { securityHeaders } from './middleware/security-headers.js';
 import { registerContextRoute } from './routes/context-route.js';
 import { registerMemoryRoutes } from './routes/memory-routes.js';
 import { requireRuntime } from './routes/route-helpers.js';
+import { registerScopeSummaryRoute } from './routes/scope-summary-route.js';
 import { registerSearchRoute } from './routes/search-route.js';
 import { registerSystemRoutes } from './routes/system-routes.js';
 import { invalidMessage, toApiError } from './to-api-error.js';
@@ -85,6 +87,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   registerMemoryRoutes(app, options);
   registerSearchRoute(app, options);
   registerContextRoute(app, options);
+  registerScopeSummaryRoute(app, options);
+  if (options.ui) registerInspectorRoutes(app);
 
   const mcp = options.mcp;
   if (mcp) {

@@ -1,11 +1,13 @@
 import { InferenceError } from '@powercontext/inference';
 import {
   CapabilityUnavailableError,
+  EntryPurgedError,
   PowerContextError,
   type PowerContextErrorCode,
   ValidationError,
 } from '@powercontext/memory-core';
 import { ApiError, type ApiErrorCode } from './api-error.js';
+import { toPurgeInfo } from './wire.js';
 
 /** `entries.0.sourceId` -> `entries.0.source_id`: the runtime names fields in camelCase, the wire in snake_case. */
 export function toWireField(field: string): string {
@@ -35,6 +37,7 @@ const CORE_CODES: Record<PowerContextErrorCode, ApiErrorCode> = {
   revision_conflict: 'revision_conflict',
   revision_not_visible: 'revision_not_visible',
   not_found: 'not_found',
+  entry_purged: 'entry_purged',
   capability_unavailable: 'capability_unavailable',
   invalid_citation: 'invalid_citation',
   store_unavailable: 'database_unavailable',
@@ -78,6 +81,13 @@ export function toApiError(error: unknown): ApiError {
         retryable: transient,
         ...(transient ? { status: 503 as const, retryAfterSeconds: 1 } : {}),
         details: { capability: (error as CapabilityUnavailableError).capability },
+        cause: error,
+      });
+    }
+    if (error instanceof EntryPurgedError || error.code === 'entry_purged') {
+      const { entryId, purge } = error as EntryPurgedError;
+      return new ApiError(code, error.message, {
+        details: { entry_id: entryId, purge: toPurgeInfo(purge) },
         cause: error,
       });
     }

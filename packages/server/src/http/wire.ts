@@ -3,6 +3,10 @@ import type {
   JsonValue,
   MemoryHit,
   MemoryRef,
+  PurgedChange,
+  PurgedEntryMarker,
+  PurgeInfo,
+  PurgeTombstone,
   RememberEntryInput,
   RevisionChange,
 } from '@powercontext/memory-core';
@@ -40,8 +44,59 @@ export function toEntryVersion(entry: EntryVersion) {
   };
 }
 
-export function toChange(change: RevisionChange) {
+/** A change: the version it wrote, or, when a purge erased it (or for the purge itself), ids only. */
+export function toChange(change: RevisionChange | PurgedChange) {
+  if (change.purged) {
+    return {
+      revision: change.revision,
+      operation: change.operation,
+      purged: true as const,
+      entry_id: change.entryId,
+      entry_version_id: change.entryVersionId,
+      version: change.version,
+      purge: toPurgeInfo(change.purge),
+    };
+  }
   return { revision: change.revision, operation: change.operation, entry: toEntryVersion(change.version) };
+}
+
+export function toPurgeInfo(purge: PurgeInfo) {
+  return { revision: purge.revision, purged_at: purge.purgedAt, purged_by: purge.purgedBy };
+}
+
+export function toPurgedEntryMarker(marker: PurgedEntryMarker) {
+  return {
+    entry_id: marker.entryId,
+    entry_version_id: marker.entryVersionId,
+    version: marker.version,
+    revision: marker.revision,
+    state: marker.state,
+    purged: true as const,
+    purge: toPurgeInfo(marker.purge),
+  };
+}
+
+export function toPurgeTombstone(tombstone: PurgeTombstone) {
+  return {
+    entry_id: tombstone.entryId,
+    entry_version_id: tombstone.entryVersionId,
+    version: tombstone.version,
+    previous_version_id: tombstone.previousVersionId,
+    ...toPurgeInfo(tombstone),
+    versions: tombstone.versions.map((version) => ({
+      entry_version_id: version.entryVersionId,
+      version: version.version,
+      revision: version.revision,
+      operation: version.operation,
+      superseded_revision: version.supersededRevision,
+      state: version.state,
+    })),
+  };
+}
+
+/** The `purged` markers of a list page, present only when the page has any. */
+export function toPurgedMarkers(markers: readonly PurgedEntryMarker[] | undefined) {
+  return markers && markers.length > 0 ? { purged: markers.map(toPurgedEntryMarker) } : {};
 }
 
 export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {

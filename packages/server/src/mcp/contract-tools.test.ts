@@ -148,7 +148,7 @@ describe('MCP tools an agent can use well (issue 15)', () => {
     const every = (await local.callTool({ name: 'list_scopes', arguments: {} })) as ToolResult;
     expect(every.structuredContent).toMatchObject({
       any_scope: true,
-      permissions: ['read', 'write', 'explain'],
+      permissions: ['read', 'write', 'explain', 'purge'],
     });
     expect((every.structuredContent as { scopes: string[] }).scopes).toContain('tools');
     await local.close();

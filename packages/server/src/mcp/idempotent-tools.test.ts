@@ -38,6 +38,7 @@ const WRITE_TOOLS = [
   'revise_memory_entry',
   'forget_memory_entry',
   'reactivate_memory_entry',
+  'purge_memory_entry',
 ];
 
 describe('idempotent MCP write tools', () => {
@@ -92,6 +93,41 @@ describe('idempotent MCP write tools', () => {
     }
     const changes = await runtime.memory.forScope('mcp-idempotent').changes();
     expect(changes.memory?.revision).toBe(4);
+  });
+
+  it('replay a keyed purge, and forget the stored answers of the keyed writes of the purged entry', async () => {
+    const scope = { scope_id: 'mcp-idempotent-purge' };
+    const first = await call('remember_memory', {
+      ...scope,
+      entries: [{ text: 'The safe code is 4417' }],
+      idempotency_key: 'p-remember',
+    });
+    const entryId = (first.structuredContent as { entries: { entry_id: string }[] }).entries[0]!.entry_id;
+    const revise = {
+      ...scope,
+      entry_id: entryId,
+      text: 'The safe code is 9902',
+      idempotency_key: 'p-revise',
+    };
+    const revised = await call('revise_memory_entry', revise);
+    expect(JSON.stringify(revised.structuredContent)).not.toContain('9902');
+    const purge = { ...scope, entry_id: entryId, idempotency_key: 'p-purge' };
+    const purged = await call('purge_memory_entry', purge);
+    expect(purged._meta).toBeUndefined();
+    const repeated = await call('purge_memory_entry', purge);
+    expect(repeated._meta).toEqual({ [IDEMPOTENT_REPLAYED_META]: true });
+    expect(repeated.structuredContent).toEqual(purged.structuredContent);
+    // The revise's stored answer went with the entry: its key no longer replays, the entry is gone.
+    expect(await callError(client, 'revise_memory_entry', revise)).toMatchObject({ code: 'entry_purged' });
+    const rememberedAgain = await call('remember_memory', {
+      ...scope,
+      entries: [{ text: 'The safe code is 4417' }],
+      idempotency_key: 'p-remember',
+    });
+    expect(rememberedAgain._meta).toBeUndefined();
+    expect(await runtime.memory.forScope(scope.scope_id).changes()).toMatchObject({
+      memory: { revision: 4 },
+    });
   });
 
   it('refuse a key reused for other arguments, and a key that breaks the rule, naming idempotency_key', async () => {

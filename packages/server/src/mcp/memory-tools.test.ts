@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_PRINCIPAL, type Permission, type Principal } from '../auth/principal.js';
 import { callError, callFailing, callOk } from './mcp-test-client.test.helper.js';
 import { createMemoryMcpServer, type MemoryMcpServerOptions } from './memory-tools.js';
-import { entryWriteOutput, getOutput, listOutput, rememberOutput, searchOutput } from './tool-schemas.js';
+import {
+  changesOutput,
+  entryWriteOutput,
+  getOutput,
+  listOutput,
+  purgeOutput,
+  rememberOutput,
+  searchOutput,
+} from './tool-schemas.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pc-mcp-tools-'));
 let runtime: Runtime;
@@ -57,6 +65,7 @@ describe('the MCP memory tools', () => {
       'list_memory_entries',
       'list_scopes',
       'prepare_context',
+      'purge_memory_entry',
       'reactivate_memory_entry',
       'remember_memory',
       'revise_memory_entry',
@@ -70,6 +79,7 @@ describe('the MCP memory tools', () => {
     expect(byName.get('search_memory')?.annotations?.readOnlyHint).toBe(true);
     expect(byName.get('remember_memory')?.annotations?.readOnlyHint).toBe(false);
     expect(byName.get('forget_memory_entry')?.annotations?.destructiveHint).toBe(true);
+    expect(byName.get('purge_memory_entry')?.annotations?.destructiveHint).toBe(true);
     for (const tool of tools) {
       // Every memory tool names its scope; list_scopes is the one that tells which scopes there are.
       if (tool.name !== 'list_scopes') expect(tool.inputSchema.required).toContain('scope_id');
@@ -346,6 +356,57 @@ describe('the MCP memory tools', () => {
       getOutput,
     );
     expect(b).toMatchObject({ memory: { revision: 1 }, entry: { text: 'beta', state: 'active' } });
+  });
+
+  it('purges only with the purge permission; afterwards the entry answers entry_purged', async () => {
+    const owner = await connect();
+    const scope = 'tools-purge';
+    const written = await callOk(
+      owner,
+      'remember_memory',
+      {
+        scope_id: scope,
+        entries: [{ text: 'The wifi password is pelicanorbit' }, { text: 'Lunch at noon' }],
+      },
+      rememberOutput,
+    );
+    const entryId = written.entries[0]!.entry_id;
+    const target = { scope_id: scope, entry_id: entryId };
+    const writer = await connect(key([scope], ['read', 'write', 'explain']));
+    expect(await callError(writer, 'purge_memory_entry', target)).toEqual({
+      code: 'permission_forbidden',
+      message: 'This API key lacks the purge permission',
+      retryable: false,
+    });
+    const purger = await connect({ keyId: 'ops-key', scopes: [scope], permissions: new Set(['purge']) });
+    const purged = await callOk(purger, 'purge_memory_entry', target, purgeOutput);
+    expect(purged).toMatchObject({
+      status: 'purged',
+      memory: { scope_id: scope, revision: 2 },
+      tombstone: { entry_id: entryId, version: 2, previous_version_id: written.entries[0]!.entry_version_id },
+    });
+    expect(purged.tombstone.purged_by).toBe('ops-key');
+    const found = await callOk(
+      owner,
+      'search_memory',
+      { scope_id: scope, query: 'wifi password' },
+      searchOutput,
+    );
+    expect(JSON.stringify(found)).not.toContain('pelicanorbit');
+    expect(await callError(owner, 'get_memory_entry', { ...target, revision: 1 })).toMatchObject({
+      code: 'entry_purged',
+      retryable: false,
+      details: { entry_id: entryId, purge: { revision: 2, purged_by: 'ops-key' } },
+    });
+    const changes = await callOk(owner, 'list_memory_changes', { scope_id: scope }, changesOutput);
+    expect(changes.changes.filter((change) => 'purged' in change).map((change) => change.operation)).toEqual([
+      'remember',
+      'purge',
+    ]);
+    expect(JSON.stringify(changes)).not.toContain('pelicanorbit');
+    const atOne = await callOk(owner, 'list_memory_entries', { scope_id: scope, revision: 1 }, listOutput);
+    expect(atOne.purged?.map((marker) => marker.entry_id)).toEqual([entryId]);
+    expect((await callOk(purger, 'purge_memory_entry', target, purgeOutput)).status).toBe('unchanged');
   });
 
   it('maps typed runtime failures and hides unexpected ones as internal_error', async () => {

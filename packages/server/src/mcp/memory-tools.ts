@@ -13,8 +13,11 @@ import { validationIssues } from '../http/validation-issues.js';
 import {
   fromWireRememberEntry,
   toArtifactRef,
+  toChange,
   toEntryVersion,
   toOptionalArtifactRef,
+  toPurgedMarkers,
+  toPurgeTombstone,
   toSearchHit,
 } from '../http/wire.js';
 import { accessDeniedError, type ToolError, toToolError } from './tool-error.js';
@@ -29,6 +32,7 @@ import {
   listOutput,
   prepareContextInput,
   prepareContextOutput,
+  purgeOutput,
   rememberInput,
   rememberOutput,
   reviseInput,
@@ -239,6 +243,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         return {
           memory: toOptionalArtifactRef(page.memory),
           entries: page.entries.map(toEntryVersion),
+          ...toPurgedMarkers(page.purged),
           ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };
       }),
@@ -307,7 +312,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     {
       title: 'Forget a memory entry',
       description:
-        'Mark an entry inactive: search and listing no longer return it. Its versions stay citable at earlier revisions.',
+        'Mark an entry inactive: search and listing no longer return it. Its text stays in history: its versions stay readable and citable at earlier revisions, and reactivate_memory_entry brings it back. To erase the text, use purge_memory_entry.',
       inputSchema: forgetInput,
       outputSchema: entryWriteOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -359,10 +364,43 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   );
 
   server.registerTool(
+    'purge_memory_entry',
+    {
+      title: 'Purge a memory entry',
+      description:
+        'Erase every version of an entry from the store for good: its text, metadata and index entries are removed at every revision, the revisions stay with a tombstone, and reads of it answer entry_purged. Cannot be undone. Needs the purge permission (write is not enough). It also erases the stored results of earlier calls with an idempotency_key that name the entry.',
+      inputSchema: forgetInput,
+      outputSchema: purgeOutput,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (input, extra) =>
+      call(
+        'purge_memory_entry',
+        input.scope_id,
+        'purge',
+        async (memory) => {
+          const result = await memory.purge(
+            { entryId: input.entry_id, purgedBy: principal.keyId },
+            writeOptions(input.idempotency_key, extra.signal),
+          );
+          return {
+            wire: {
+              memory: toArtifactRef(result.memory),
+              status: result.status,
+              tombstone: toPurgeTombstone(result.tombstone),
+            },
+            replayed: result.replayed === true,
+          };
+        },
+        writeResult,
+      ),
+  );
+
+  server.registerTool(
     'list_memory_changes',
     {
       title: 'List memory changes',
-      description: `List what was written to a scope between two revisions (remember, revise, forget, reactivate), oldest first, page by page: revisions after from_revision up to to_revision. ${UNTRUSTED_NOTE}`,
+      description: `List what was written to a scope between two revisions (remember, revise, forget, reactivate, purge), oldest first, page by page: revisions after from_revision up to to_revision. ${UNTRUSTED_NOTE}`,
       inputSchema: changesInput,
       outputSchema: changesOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -382,11 +420,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
           memory: toOptionalArtifactRef(page.memory),
           from_revision: page.fromRevision,
           to_revision: page.toRevision,
-          changes: page.changes.map((change) => ({
-            revision: change.revision,
-            operation: change.operation,
-            entry: toEntryVersion(change.version),
-          })),
+          changes: page.changes.map(toChange),
           ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };
       }),
@@ -397,7 +431,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     {
       title: 'List my scopes',
       description:
-        'The scopes this caller may use and its permissions (read, write, explain). For a caller of every scope, the scopes that hold memory.',
+        'The scopes this caller may use and its permissions (read, write, explain, purge). For a caller of every scope, the scopes that hold memory.',
       inputSchema: scopesInput,
       outputSchema: scopesOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },

@@ -24,6 +24,7 @@ export const MCP_TOOL_NAMES = [
   'revise_memory_entry',
   'forget_memory_entry',
   'reactivate_memory_entry',
+  'purge_memory_entry',
   'list_memory_changes',
   'list_scopes',
 ] as const;
@@ -32,7 +33,7 @@ export const MCP_USAGE = `Usage: powercontext mcp [options]
 
 Serves the memory tools over MCP on stdin and stdout, for a client that starts this process:
 ${MCP_TOOL_NAMES.join(', ')}.
-It runs as the local user: every scope, read and write. Stdout carries only the
+It runs as the local user: every scope, every permission (purge included). Stdout carries only the
 protocol; messages go to stderr. Configuration comes from the POWERCONTEXT_SERVER_* environment.
 
 Options:

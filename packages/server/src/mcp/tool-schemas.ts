@@ -230,6 +230,7 @@ export {
   entryWriteResponseSchema as entryWriteOutput,
   getEntryResponseSchema as getOutput,
   listEntriesResponseSchema as listOutput,
+  purgeResponseSchema as purgeOutput,
   rememberResponseSchema as rememberOutput,
 } from '../http/schemas/memory-schemas.js';
 /** The v1 search response, plus `lexical_fallback` when the admission fallback supplied the hits. */

@@ -31,10 +31,12 @@ describe('openapi/powercontext.yaml', () => {
         '/v1/memory/entries/forget',
         '/v1/memory/entries/get',
         '/v1/memory/entries/list',
+        '/v1/memory/entries/purge',
         '/v1/memory/entries/reactivate',
         '/v1/memory/entries/revise',
         '/v1/memory/remember',
         '/v1/memory/search',
+        '/v1/memory/summary',
       ].sort(),
     );
     expect(document.components.schemas.ErrorResponse.properties.error.properties.code.enum).toEqual(

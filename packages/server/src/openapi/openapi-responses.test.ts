@@ -96,6 +96,7 @@ function conforms(method: 'GET' | 'POST', path: string, response: CallResult<unk
 
 const ALL = secretOf('alpha-all');
 const READER = secretOf('alpha-reader');
+const PURGER = secretOf('alpha-purger');
 const BETA = secretOf('beta-all');
 const THROTTLED = secretOf('throttled');
 const UNKNOWN_ENTRY = '00000000-0000-4000-8000-000000000000';
@@ -127,6 +128,8 @@ const faulty = new FaultyStore();
 const runtimes: Runtime[] = [];
 let runtime: Runtime;
 let entryId = '';
+/** An entry of its own for the purge route, so the other routes keep theirs. */
+let purgedEntryId = '';
 
 beforeAll(async () => {
   // The scripted reranker answers with output that breaks its schema only when asked to.
@@ -158,9 +161,11 @@ function bodies(scope: string): Record<string, Record<string, unknown>> {
     '/v1/memory/entries/revise': { scope_id: scope, entry_id: entryId, text: 'The freeze starts Thursday' },
     '/v1/memory/entries/forget': { scope_id: scope, entry_id: entryId },
     '/v1/memory/entries/reactivate': { scope_id: scope, entry_id: entryId },
+    '/v1/memory/entries/purge': { scope_id: scope, entry_id: purgedEntryId },
     '/v1/memory/changes': { scope_id: scope },
     '/v1/memory/search': { scope_id: scope, query: 'deploy freeze', explain: 'redacted' },
     '/v1/context/prepare': { scope_id: scope, query: 'deploy freeze' },
+    '/v1/memory/summary': { scope_id: scope },
   };
 }
 const POST_ROUTES = Object.keys(bodies('alpha'));
@@ -169,7 +174,10 @@ const WRITE_ROUTES = [
   '/v1/memory/entries/revise',
   '/v1/memory/entries/forget',
   '/v1/memory/entries/reactivate',
+  '/v1/memory/entries/purge',
 ];
+/** The key that may call the route in scope alpha: purging needs the purge permission. */
+const keyFor = (path: string) => (path.endsWith('/purge') ? PURGER : ALL);
 
 describe(`every response conforms to ${OPENAPI_PATH}`, () => {
   it('200: every route, including memory: null for a scope never written', async () => {
@@ -181,8 +189,15 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     );
     conforms('POST', '/v1/memory/remember', written);
     entryId = written.json.entries[0]!.entry_id;
+    const doomed = await call<{ entries: { entry_id: string }[] }>(
+      '/v1/memory/remember',
+      { scope_id: 'alpha', entries: [{ text: 'The vault code is 7741' }] },
+      { key: ALL },
+    );
+    purgedEntryId = doomed.json.entries[0]!.entry_id;
     for (const [path, body] of Object.entries(bodies('alpha'))) {
-      const response = await call(path, body, { key: ALL });
+      // Purging takes the purge permission, which the key of everything else lacks (see the 403 case).
+      const response = await call(path, body, { key: keyFor(path) });
       expect(response.status, `${path}: ${response.text}`).toBe(200);
       conforms('POST', path, response);
     }
@@ -194,6 +209,7 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       '/v1/memory/entries/list',
       '/v1/memory/changes',
       '/v1/context/prepare',
+      '/v1/memory/summary',
     ]) {
       const empty = await local.call<{ memory: unknown }>(path, bodies('never-written')[path]);
       expect(empty.status, empty.text).toBe(200);
@@ -242,6 +258,35 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     const write = await call('/v1/memory/remember', bodies('alpha')['/v1/memory/remember'], { key: READER });
     expect(write.json.error.code).toBe('permission_forbidden');
     conforms('POST', '/v1/memory/remember', write);
+    // write does not include purge.
+    const purge = await call('/v1/memory/entries/purge', bodies('alpha')['/v1/memory/entries/purge'], {
+      key: ALL,
+    });
+    expect(purge.json.error).toMatchObject({
+      code: 'permission_forbidden',
+      message: 'This API key lacks the purge permission',
+    });
+    conforms('POST', '/v1/memory/entries/purge', purge);
+  });
+
+  it('410 entry_purged: reads and writes that name a purged entry', async () => {
+    const { call } = createTestApp(runtime);
+    const purged: Record<string, Record<string, unknown>> = {
+      '/v1/memory/entries/get': { scope_id: 'alpha', entry_id: purgedEntryId },
+      '/v1/memory/entries/revise': { scope_id: 'alpha', entry_id: purgedEntryId, text: 'x' },
+      '/v1/memory/entries/forget': { scope_id: 'alpha', entry_id: purgedEntryId },
+      '/v1/memory/entries/reactivate': { scope_id: 'alpha', entry_id: purgedEntryId },
+    };
+    for (const [path, body] of Object.entries(purged)) {
+      const response = await call<{ error: { details?: { purge?: unknown } } }>(path, body, { key: ALL });
+      expect(response.status, `${path}: ${response.text}`).toBe(410);
+      expect(response.json.error).toMatchObject({
+        code: 'entry_purged',
+        retryable: false,
+        details: { entry_id: purgedEntryId, purge: { purged_by: 'alpha-purger' } },
+      });
+      conforms('POST', path, response);
+    }
   });
 
   it('404 not_found: an unknown entry or revision', async () => {
@@ -252,10 +297,11 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       '/v1/memory/entries/revise': { scope_id: 'alpha', entry_id: UNKNOWN_ENTRY, text: 'x' },
       '/v1/memory/entries/forget': { scope_id: 'alpha', entry_id: UNKNOWN_ENTRY },
       '/v1/memory/entries/reactivate': { scope_id: 'alpha', entry_id: UNKNOWN_ENTRY },
+      '/v1/memory/entries/purge': { scope_id: 'alpha', entry_id: UNKNOWN_ENTRY },
       '/v1/memory/changes': { scope_id: 'alpha', to_revision: 99 },
     };
     for (const [path, body] of Object.entries(unknown)) {
-      const response = await call(path, body, { key: ALL });
+      const response = await call(path, body, { key: keyFor(path) });
       expect(response.status, `${path}: ${response.text}`).toBe(404);
       conforms('POST', path, response);
     }
@@ -270,8 +316,9 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
         '/v1/memory/entries/revise',
         '/v1/memory/entries/forget',
         '/v1/memory/entries/reactivate',
+        '/v1/memory/entries/purge',
       ]) {
-        const response = await call(path, bodies('alpha')[path], { key: ALL });
+        const response = await call(path, bodies('alpha')[path], { key: keyFor(path) });
         expect(response.status, `${path}: ${response.text}`).toBe(409);
         expect(response.json.error.code).toBe('revision_conflict');
         conforms('POST', path, response);
@@ -332,7 +379,7 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     faulty.fault = () => new TypeError('cannot read properties of undefined');
     try {
       for (const path of POST_ROUTES) {
-        const response = await call(path, bodies('alpha')[path], { key: ALL });
+        const response = await call(path, bodies('alpha')[path], { key: keyFor(path) });
         expect(response.status, `${path}: ${response.text}`).toBe(500);
         expect(response.json.error).toMatchObject({ code: 'internal_error', retryable: false });
         conforms('POST', path, response);
@@ -366,7 +413,7 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     faulty.fault = () => new StoreUnavailableError('connection refused');
     try {
       for (const path of POST_ROUTES) {
-        const response = await call(path, bodies('alpha')[path], { key: ALL });
+        const response = await call(path, bodies('alpha')[path], { key: keyFor(path) });
         expect(response.status, `${path}: ${response.text}`).toBe(503);
         expect(response.json.error).toMatchObject({ code: 'database_unavailable', retryable: true });
         conforms('POST', path, response);
@@ -389,9 +436,9 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     const { call } = createTestApp(runtime);
     const keyOf = (path: string) => ({ 'Idempotency-Key': `document-${path}` });
     for (const path of WRITE_ROUTES) {
-      const first = await call(path, bodies('alpha')[path], { key: ALL, headers: keyOf(path) });
+      const first = await call(path, bodies('alpha')[path], { key: keyFor(path), headers: keyOf(path) });
       expect(first.status, `${path}: ${first.text}`).toBe(200);
-      const replayed = await call(path, bodies('alpha')[path], { key: ALL, headers: keyOf(path) });
+      const replayed = await call(path, bodies('alpha')[path], { key: keyFor(path), headers: keyOf(path) });
       expect(replayed.headers.get('idempotent-replayed')).toBe('true');
       expect(replayed.text).toBe(first.text);
       conforms('POST', path, replayed);
@@ -399,12 +446,12 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     for (const [index, path] of WRITE_ROUTES.entries()) {
       // The key another route used: another request.
       const other = WRITE_ROUTES[(index + 1) % WRITE_ROUTES.length]!;
-      const reused = await call(path, bodies('alpha')[path], { key: ALL, headers: keyOf(other) });
+      const reused = await call(path, bodies('alpha')[path], { key: keyFor(path), headers: keyOf(other) });
       expect(reused.status, `${path}: ${reused.text}`).toBe(422);
       expect(reused.json.error.code).toBe('idempotency_key_reused');
       conforms('POST', path, reused);
       const invalid = await call(path, bodies('alpha')[path], {
-        key: ALL,
+        key: keyFor(path),
         headers: { 'Idempotency-Key': 'a b' },
       });
       expect(invalid.status).toBe(422);
@@ -419,7 +466,7 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       faulty.gated.close();
       try {
         const response = await call(path, bodies('alpha')[path], {
-          key: ALL,
+          key: keyFor(path),
           headers: { 'Idempotency-Key': `timeout-${path}` },
         });
         expect(response.status, `${path}: ${response.text}`).toBe(504);

@@ -104,6 +104,19 @@ describe('loadServerConfig', () => {
     }
   });
 
+  it('serves the inspector by default on a loopback host only; POWERCONTEXT_SERVER_UI=on|off decides', () => {
+    expect(loadServerConfig({}).ui).toBe(true);
+    const keyed = { POWERCONTEXT_SERVER_API_KEYS_FILE: keysFile };
+    expect(loadServerConfig({ ...keyed, POWERCONTEXT_SERVER_HOST: '0.0.0.0' }).ui).toBe(false);
+    expect(
+      loadServerConfig({ ...keyed, POWERCONTEXT_SERVER_HOST: '0.0.0.0', POWERCONTEXT_SERVER_UI: 'on' }).ui,
+    ).toBe(true);
+    expect(loadServerConfig({ POWERCONTEXT_SERVER_UI: 'off' }).ui).toBe(false);
+    expect(() => loadServerConfig({ POWERCONTEXT_SERVER_UI: 'yes' })).toThrow(
+      'POWERCONTEXT_SERVER_UI: must be on or off',
+    );
+  });
+
   it('knows the loopback addresses', () => {
     expect(['127.0.0.1', '127.1.2.3', '::1', 'localhost'].every(isLoopback)).toBe(true);
     expect(['0.0.0.0', '::', '10.0.0.1', 'example.com', '127.example.com'].some(isLoopback)).toBe(false);

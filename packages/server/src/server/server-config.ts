@@ -24,6 +24,7 @@ export const SERVER_SETTINGS = {
   allowedOrigins: 'POWERCONTEXT_SERVER_ALLOWED_ORIGINS',
   maxInFlightPerKey: 'POWERCONTEXT_SERVER_MAX_IN_FLIGHT_PER_KEY',
   rateLimitStore: 'POWERCONTEXT_SERVER_RATE_LIMIT_STORE',
+  ui: 'POWERCONTEXT_SERVER_UI',
 } as const;
 
 export const SERVER_DEFAULTS = {
@@ -58,6 +59,8 @@ export interface ServerConfig {
   allowedOrigins: ReadonlySet<string>;
   /** Where per-key rate limits are kept: this process (memory) or the PostgreSQL database, shared. */
   rateLimitStore: 'memory' | 'postgres';
+  /** Whether `/ui` serves the memory inspector (default: on for a loopback host, off otherwise). */
+  ui: boolean;
   runtime: RuntimeConfig;
 }
 
@@ -135,6 +138,10 @@ export function loadServerConfig(
       'is postgres, which needs POWERCONTEXT_SERVER_DATABASE_URL (the embedded store keeps limits per process)',
     );
   }
+  const ui = value(SERVER_SETTINGS.ui)?.trim().toLowerCase();
+  if (ui !== undefined && ui !== 'on' && ui !== 'off') {
+    throw new ConfigurationError(SERVER_SETTINGS.ui, 'must be on or off');
+  }
   return {
     host,
     port: port ?? SERVER_DEFAULTS.port,
@@ -148,6 +155,7 @@ export function loadServerConfig(
       SERVER_DEFAULTS.shutdownTimeoutMs,
     logLevel: logLevel as LogLevel,
     allowedOrigins: origins.origins,
+    ui: ui === undefined ? isLoopback(host) : ui === 'on',
     rateLimitStore,
     runtime,
   };

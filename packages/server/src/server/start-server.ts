@@ -60,6 +60,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     admission: new KeyAdmission(limits),
     origins: { loopbackOnly: config.auth.kind === 'local', allowedOrigins: config.allowedOrigins },
     ...(options.mcp ? { mcp: options.mcp } : {}),
+    ui: config.ui,
   });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await listen(server, config.port, config.host);
@@ -97,6 +98,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     url,
     store: runtime.capabilities().store,
     auth: config.auth.kind === 'keys' ? `${config.auth.keys.length} API keys` : 'none (loopback only)',
+    inspector: config.ui ? `${url}/ui/` : 'off',
   });
 
   let closing: Promise<void> | undefined;

@@ -9,6 +9,7 @@ import type {
   GetEntryResponse,
   ListEntriesResponse,
   PrepareContextResponse,
+  PurgeResponse,
   RememberResponse,
   SearchResponse,
 } from './wire-types.js';
@@ -26,6 +27,7 @@ export interface ServerContractOptions {
 
 const ALL = secretOf('alpha-all');
 const READER = secretOf('alpha-reader');
+const PURGER = secretOf('alpha-purger');
 const BETA = secretOf('beta-all');
 const THROTTLED = secretOf('throttled');
 const UNKNOWN_ENTRY = '00000000-0000-4000-8000-000000000000';
@@ -46,6 +48,7 @@ function memoryRoutes(scope: string, entryId: string): [string, Record<string, u
     ['/v1/memory/entries/revise', { scope_id: scope, entry_id: entryId, text: 'intruder revision' }],
     ['/v1/memory/entries/forget', { scope_id: scope, entry_id: entryId }],
     ['/v1/memory/entries/reactivate', { scope_id: scope, entry_id: entryId }],
+    ['/v1/memory/entries/purge', { scope_id: scope, entry_id: entryId }],
     ['/v1/memory/changes', { scope_id: scope }],
     ['/v1/context/prepare', { scope_id: scope, query: 'deploy' }],
   ];
@@ -348,6 +351,61 @@ export function describeServerContract(name: string, options: ServerContractOpti
       ]);
     });
 
+    it('purges an entry with the purge permission only: no mode, read or change shows its text again', async () => {
+      const secret = 'The staging vault combination is 31-17-5';
+      const written = await call<RememberResponse>(
+        '/v1/memory/remember',
+        { scope_id: 'alpha', entries: [{ text: secret, sources: [{ source_id: 'chat-1' }] }] },
+        { key: ALL },
+      );
+      const entryId = written.json.entries[0]!.entry_id;
+      const revision = written.json.memory.revision;
+      const target = { scope_id: 'alpha', entry_id: entryId };
+      // write is not enough.
+      const refused = await call('/v1/memory/entries/purge', target, { key: ALL });
+      expect(refused.status).toBe(403);
+      expect(refused.json.error.code).toBe('permission_forbidden');
+      const purged = await call<PurgeResponse>('/v1/memory/entries/purge', target, { key: PURGER });
+      expect(purged.status, purged.text).toBe(200);
+      expect(purged.json).toMatchObject({
+        status: 'purged',
+        memory: { scope_id: 'alpha', revision: revision + 1 },
+        tombstone: { entry_id: entryId, version: 2, revision: revision + 1, purged_by: 'alpha-purger' },
+      });
+      for (const mode of ['auto', 'fts', 'vector', 'hybrid']) {
+        const found = await call<SearchResponse>(
+          '/v1/memory/search',
+          { scope_id: 'alpha', query: secret, mode, limit: 50 },
+          { key: READER },
+        );
+        expect(found.status).toBe(200);
+        expect(found.text, mode).not.toContain('vault');
+      }
+      for (const at of [{}, { revision }]) {
+        const gone = await call('/v1/memory/entries/get', { ...target, ...at }, { key: READER });
+        expect(gone.status).toBe(410);
+        expect(gone.json.error).toMatchObject({ code: 'entry_purged', details: { entry_id: entryId } });
+      }
+      const listed = await call<ListEntriesResponse>(
+        '/v1/memory/entries/list',
+        { scope_id: 'alpha', revision },
+        { key: READER },
+      );
+      expect(listed.json.purged?.map((marker) => marker.entry_id)).toEqual([entryId]);
+      const changes = await call<ChangesResponse>(
+        '/v1/memory/changes',
+        { scope_id: 'alpha', from_revision: revision - 1 },
+        { key: READER },
+      );
+      expect(changes.json.changes.map((change) => [change.operation, 'purged' in change])).toEqual([
+        ['remember', true],
+        ['purge', true],
+      ]);
+      for (const response of [listed, changes]) expect(response.text).not.toContain('vault');
+      const again = await call<PurgeResponse>('/v1/memory/entries/purge', target, { key: PURGER });
+      expect(again.json).toMatchObject({ status: 'unchanged', memory: { revision: revision + 1 } });
+    });
+
     it('answers 401 without a key or with an unknown key, on every route behind auth', async () => {
       const routes: [string, unknown][] = [
         ...memoryRoutes('alpha', ids.freeze),
@@ -417,7 +475,7 @@ export function describeServerContract(name: string, options: ServerContractOpti
 
     it('refuses writes to a read-only key with 403 permission_forbidden', async () => {
       for (const [path, body] of memoryRoutes('alpha', ids.freeze).slice(1)) {
-        if (!/remember|revise|forget|reactivate/u.test(path)) continue;
+        if (!/remember|revise|forget|reactivate|purge/u.test(path)) continue;
         const response = await call(path, body, { key: READER });
         expect(response.status, path).toBe(403);
         expect(response.json.error.code).toBe('permission_forbidden');

@@ -6,7 +6,8 @@ import { hashApiKey } from '../auth/api-keys.js';
 export const TEST_KEYS = [
   { id: 'alpha-all', scopes: ['alpha'], permissions: ['read', 'write', 'explain'] },
   { id: 'alpha-reader', scopes: ['alpha'], permissions: ['read'] },
-  { id: 'beta-all', scopes: ['beta'], permissions: ['read', 'write', 'explain'] },
+  { id: 'alpha-purger', scopes: ['alpha'], permissions: ['read', 'purge'] },
+  { id: 'beta-all', scopes: ['beta'], permissions: ['read', 'write', 'explain', 'purge'] },
   {
     id: 'throttled',
     scopes: ['alpha'],

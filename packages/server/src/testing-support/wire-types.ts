@@ -5,6 +5,7 @@ import type {
   entryWriteResponseSchema,
   getEntryResponseSchema,
   listEntriesResponseSchema,
+  purgeResponseSchema,
   rememberResponseSchema,
 } from '../http/schemas/memory-schemas.js';
 import type { searchResponseSchema } from '../http/schemas/search-schemas.js';
@@ -16,6 +17,7 @@ export type EntryWriteResponse = z.infer<typeof entryWriteResponseSchema>;
 export type ListEntriesResponse = z.infer<typeof listEntriesResponseSchema>;
 export type GetEntryResponse = z.infer<typeof getEntryResponseSchema>;
 export type ChangesResponse = z.infer<typeof changesResponseSchema>;
+export type PurgeResponse = z.infer<typeof purgeResponseSchema>;
 export type SearchResponse = z.infer<typeof searchResponseSchema>;
 export type CapabilitiesResponse = z.infer<typeof capabilitiesResponseSchema>;
 export type PrepareContextResponse = z.infer<typeof prepareContextResponseSchema>;

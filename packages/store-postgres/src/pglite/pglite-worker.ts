@@ -2,8 +2,7 @@
  * The worker side of PGliteThread: owns one PGlite instance and runs the statements the main thread
  * sends, one at a time, in the order they came. Started by `openPGliteThread`, never imported.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
@@ -16,6 +15,7 @@ import {
   type PGliteResponse,
   serializeError,
 } from './pglite-protocol.js';
+import { isEmptyFolder, privateTemplateFolder } from './private-templates.js';
 
 const port = parentPort!;
 const { pgliteDir } = workerData as { pgliteDir: string | undefined };
@@ -24,7 +24,7 @@ let pglite: PGlite;
 try {
   const [{ PGlite }, extensions] = await Promise.all([import('@electric-sql/pglite'), pgliteExtensions()]);
   const create = (options: PGliteOptions = {}) => PGlite.create({ ...options, extensions });
-  pglite = pgliteDir === undefined ? await createInMemory(create) : await create({ dataDir: pgliteDir });
+  pglite = pgliteDir === undefined ? await createInMemory(create) : await createOnDisk(create, pgliteDir);
   port.postMessage({ ready: true } satisfies PGliteReady);
 } catch (error) {
   port.postMessage({ ready: false, error: serializeError(error) } satisfies PGliteReady);
@@ -38,7 +38,7 @@ try {
  * cannot be read is replaced. Only a folder of this user's own, closed to others, is trusted.
  */
 async function createInMemory(create: (options?: PGliteOptions) => Promise<PGlite>): Promise<PGlite> {
-  const folder = templateFolder();
+  const folder = privateTemplateFolder();
   const file = folder && join(folder, `pglite-${installedPGliteVersion()}-empty-cluster.tar.gz`);
   if (file && existsSync(file)) {
     try {
@@ -61,17 +61,43 @@ async function createInMemory(create: (options?: PGliteOptions) => Promise<PGlit
   return fresh;
 }
 
-/** `<tmp>/powercontext-<uid>`, made private if new; undefined when it is not this user's alone. */
-function templateFolder(): string | undefined {
+/**
+ * A new data directory starts as a file copy of an empty cluster kept in this user's temporary folder
+ * (made once per PGlite version by running initdb into it and closing it cleanly), instead of running
+ * initdb in the new directory: initdb inside WebAssembly costs several CPU-seconds, a copy of the
+ * folder a fraction of one. An existing data directory opens as it is. The same trust rule as the
+ * in-memory copy applies: only a folder of this user's own, closed to others.
+ */
+async function createOnDisk(
+  create: (options?: PGliteOptions) => Promise<PGlite>,
+  dataDir: string,
+): Promise<PGlite> {
+  if (!isEmptyFolder(dataDir)) return create({ dataDir });
+  const folder = privateTemplateFolder();
+  if (folder) {
+    const template = join(folder, `pglite-${installedPGliteVersion()}-empty-data-dir`);
+    try {
+      if (!existsSync(join(template, 'PG_VERSION'))) await makeTemplate(create, template);
+      cpSync(template, dataDir, { recursive: true });
+    } catch {
+      // Only a shortcut: a fresh initdb below does the same.
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  return create({ dataDir });
+}
+
+async function makeTemplate(create: (options?: PGliteOptions) => Promise<PGlite>, template: string) {
+  const partial = `${template}.${process.pid}-${threadId}.partial`;
+  rmSync(partial, { recursive: true, force: true });
   try {
-    const uid = process.getuid?.();
-    const folder = join(tmpdir(), `powercontext-${uid ?? 'user'}`);
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const stat = statSync(folder);
-    if (uid !== undefined && (stat.uid !== uid || (stat.mode & 0o077) !== 0)) return undefined;
-    return folder;
-  } catch {
-    return undefined;
+    const fresh = await create({ dataDir: partial });
+    await fresh.close();
+    renameSync(partial, template);
+  } catch (error) {
+    // A concurrent opener may have put its template in place first; theirs is as good.
+    rmSync(partial, { recursive: true, force: true });
+    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
   }
 }
 

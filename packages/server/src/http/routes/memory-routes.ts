@@ -16,6 +16,7 @@ import {
   getEntryResponseSchema,
   listEntriesRequestSchema,
   listEntriesResponseSchema,
+  purgeResponseSchema,
   rememberRequestSchema,
   rememberResponseSchema,
   reviseRequestSchema,
@@ -26,6 +27,8 @@ import {
   toChange,
   toEntryVersion,
   toOptionalArtifactRef,
+  toPurgedMarkers,
+  toPurgeTombstone,
 } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
 import { authorize, markReplayed, readOptions, requireRuntime, writeOptions } from './route-helpers.js';
@@ -79,7 +82,7 @@ const getRoute = createRoute({
   request: { body: jsonBody(getEntryRequestSchema, 'The entry and, optionally, the revision.') },
   responses: {
     200: jsonOk(getEntryResponseSchema, 'The entry version current at that revision.'),
-    ...errorResponses(...COMMON_ERRORS, 404),
+    ...errorResponses(...COMMON_ERRORS, 404, 410),
   },
 });
 
@@ -100,7 +103,7 @@ const reviseRoute = createRoute({
       'The new revision and the entry’s current version.',
       writeResponseHeaders,
     ),
-    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 410, 504),
   },
 });
 
@@ -108,7 +111,7 @@ const forgetRoute = createRoute({
   method: 'post',
   path: '/v1/memory/entries/forget',
   tags: ['memory'],
-  summary: 'Mark an entry inactive; search never returns it afterwards',
+  summary: 'Mark an entry inactive; search never returns it afterwards, its text stays in history',
   description: WRITE_DESCRIPTION,
   security,
   request: {
@@ -121,7 +124,7 @@ const forgetRoute = createRoute({
       'The new revision and the entry’s current version.',
       writeResponseHeaders,
     ),
-    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 410, 504),
   },
 });
 
@@ -140,6 +143,29 @@ const reactivateRoute = createRoute({
     200: jsonOk(
       entryWriteResponseSchema,
       'The new revision and the entry’s current version.',
+      writeResponseHeaders,
+    ),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 410, 504),
+  },
+});
+
+const purgeRoute = createRoute({
+  method: 'post',
+  path: '/v1/memory/entries/purge',
+  tags: ['memory'],
+  summary: 'Erase every version of an entry from the store, for good (purge permission)',
+  description:
+    'Unlike forget, purge erases the text: every version of the entry (text, kind, hash, sources, position, metadata, vectors, lexical index, and its words in its neighbours’ index) is removed at every revision. The revisions stay, with a tombstone; reads that name the entry then answer 410 entry_purged, list and changes show it as `purged`. Needs the `purge` permission (`write` does not include it). Repeating it answers `unchanged`. It also erases the stored answers of earlier writes with an `Idempotency-Key` that name the entry. ' +
+    WRITE_DESCRIPTION,
+  security,
+  request: {
+    headers: idempotencyHeadersSchema,
+    body: jsonBody(entryTargetRequestSchema, 'The entry to purge.'),
+  },
+  responses: {
+    200: jsonOk(
+      purgeResponseSchema,
+      'The purge revision (or the head, when already purged) and the tombstone.',
       writeResponseHeaders,
     ),
     ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
@@ -202,6 +228,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       {
         memory: toOptionalArtifactRef(page.memory),
         entries: page.entries.map(toEntryVersion),
+        ...toPurgedMarkers(page.purged),
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       },
       200,
@@ -256,6 +283,26 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       .reactivate({ entryId: body.entry_id }, writeOptions(c, c.req.valid('header')[IDEMPOTENCY_KEY_HEADER]));
     markReplayed(c, result);
     return c.json(entryWrite(result), 200);
+  });
+
+  app.openapi(purgeRoute, async (c) => {
+    const body = c.req.valid('json');
+    authorize(c, body.scope_id, 'purge');
+    const result = await requireRuntime(options.runtime)
+      .memory.forScope(body.scope_id)
+      .purge(
+        { entryId: body.entry_id, purgedBy: c.get('principal').keyId },
+        writeOptions(c, c.req.valid('header')[IDEMPOTENCY_KEY_HEADER]),
+      );
+    markReplayed(c, result);
+    return c.json(
+      {
+        memory: toArtifactRef(result.memory),
+        status: result.status,
+        tombstone: toPurgeTombstone(result.tombstone),
+      },
+      200,
+    );
   });
 
   app.openapi(changesRoute, async (c) => {

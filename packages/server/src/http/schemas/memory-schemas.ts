@@ -105,10 +105,39 @@ export const listEntriesRequestSchema = z
   })
   .openapi('ListEntriesRequest');
 
+export const purgeInfoSchema = z
+  .object({
+    revision: z.int().min(1).openapi({ description: 'The revision the purge wrote.' }),
+    purged_at: z.string().openapi({ description: 'ISO 8601 timestamp.' }),
+    purged_by: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The id of the API key that purged the entry (`local` without keys).' }),
+  })
+  .openapi('PurgeInfo', { description: 'When and by whom an entry was purged. Never its text.' });
+
+export const purgedEntryMarkerSchema = z
+  .object({
+    entry_id: z.uuid(),
+    entry_version_id: z.uuid().openapi({ description: 'The erased version current at the listed revision.' }),
+    version: z.int().min(1),
+    revision: z.int().min(1).openapi({ description: 'The revision whose write created that version.' }),
+    state: z.enum(['active', 'inactive']),
+    purged: z.literal(true),
+    purge: purgeInfoSchema,
+  })
+  .openapi('PurgedEntry', {
+    description: 'An entry the listed revision held, erased since by a purge: ids and revisions only.',
+  });
+
 export const listEntriesResponseSchema = z
   .object({
     memory: nullableArtifactRef('The revision the page was read at; null when the scope was never written.'),
     entries: z.array(entryVersionSchema),
+    purged: z.array(purgedEntryMarkerSchema).optional().openapi({
+      description:
+        'Present when entries of this page’s range of entry ids were erased by a later purge (never at the head). Together with `entries` they make the page, in entry id order.',
+    }),
     next_cursor: z.string().optional(),
   })
   .openapi('ListEntriesResponse');
@@ -125,6 +154,30 @@ export const getEntryRequestSchema = z
 export const getEntryResponseSchema = z
   .object({ memory: artifactRefSchema, entry: entryVersionSchema })
   .openapi('GetEntryResponse');
+
+const entryChangeSchema = z
+  .object({
+    revision: z.int().min(1),
+    operation: z.enum(['remember', 'revise', 'forget', 'reactivate']),
+    entry: entryVersionSchema,
+  })
+  .openapi('EntryChange', { description: 'An entry version a write created.' });
+
+const purgedChangeSchema = z
+  .object({
+    revision: z.int().min(1),
+    operation: z.enum(['remember', 'revise', 'forget', 'reactivate', 'purge']),
+    purged: z.literal(true),
+    entry_id: z.uuid(),
+    entry_version_id: z
+      .uuid()
+      .openapi({ description: 'The erased version, or the tombstone for operation purge.' }),
+    version: z.int().min(1),
+    purge: purgeInfoSchema,
+  })
+  .openapi('PurgedChange', {
+    description: 'A change whose version a later purge erased, or the purge itself: ids and revisions only.',
+  });
 
 export const changesRequestSchema = z
   .strictObject({
@@ -152,13 +205,45 @@ export const changesResponseSchema = z
     memory: nullableArtifactRef('The scope’s latest revision; null when the scope was never written.'),
     from_revision: z.int(),
     to_revision: z.int(),
-    changes: z.array(
-      z.object({
-        revision: z.int().min(1),
-        operation: z.enum(['remember', 'revise', 'forget', 'reactivate']),
-        entry: entryVersionSchema,
-      }),
-    ),
+    changes: z.array(z.union([entryChangeSchema, purgedChangeSchema])).openapi({
+      description:
+        'Oldest first. A version erased by a purge, and the purge itself, come as a PurgedChange (`purged: true`, no text).',
+    }),
     next_cursor: z.string().optional(),
   })
   .openapi('ChangesResponse');
+
+export const purgeResponseSchema = z
+  .object({
+    memory: artifactRefSchema,
+    status: z.enum(['purged', 'unchanged']).openapi({
+      description: 'purged: the entry was erased in a new revision; unchanged: it had been purged already.',
+    }),
+    tombstone: z
+      .object({
+        entry_id: z.uuid(),
+        entry_version_id: z
+          .uuid()
+          .openapi({ description: 'The tombstone’s own id, the end of the version chain.' }),
+        version: z.int().min(2),
+        previous_version_id: z.uuid(),
+        revision: z.int().min(1).openapi({ description: 'The revision the purge wrote.' }),
+        purged_at: z.string().openapi({ description: 'ISO 8601 timestamp.' }),
+        purged_by: z.string().nullable(),
+        versions: z.array(
+          z.object({
+            entry_version_id: z.uuid(),
+            version: z.int().min(1),
+            revision: z.int().min(1),
+            operation: z.enum(['remember', 'revise', 'forget', 'reactivate']),
+            superseded_revision: z.int().min(1),
+            state: z.enum(['active', 'inactive']),
+          }),
+        ),
+      })
+      .openapi('PurgeTombstone', {
+        description:
+          'What is left of a purged entry: ids, version numbers and revisions of its erased versions.',
+      }),
+  })
+  .openapi('PurgeResponse');

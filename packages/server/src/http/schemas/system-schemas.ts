@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { PERMISSIONS } from '../../auth/principal.js';
 
 export const capabilitiesResponseSchema = z
   .object({
@@ -63,6 +64,6 @@ export const scopesResponseSchema = z
       description:
         'The scopes the key may use; for a key of every scope, the scopes that hold memory (any other name works too).',
     }),
-    permissions: z.array(z.enum(['read', 'write', 'explain'])),
+    permissions: z.array(z.enum(PERMISSIONS)),
   })
   .openapi('ScopesResponse');
