@@ -1,8 +1,9 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './database.js';
+import { DEFAULT_DATABASE_BOUNDS } from './database-bounds.js';
 import { type MigrationOutcome, migrateToLatest } from './migrate.js';
 import { memoryMigrations } from './migrations/migrations.js';
-import { DEFAULT_DATABASE_BOUNDS, guardedPool, poolConfig } from './pg-pool.js';
+import { guardedPool, poolConfig } from './pg-pool.js';
 import { claimDataDir } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PGliteThread } from './pglite/pglite-thread.js';

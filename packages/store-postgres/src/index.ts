@@ -10,8 +10,8 @@ export {
   schemaState,
 } from './create-store.js';
 export type { Database } from './database.js';
+export { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from './database-bounds.js';
 export { MIGRATION_LOCK_KEY, type MigrationOutcome, migrateToLatest } from './migrate.js';
-export { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from './pg-pool.js';
 export { installedPGliteVersion } from './pglite/open-pglite.js';
 export { createPGliteDialect } from './pglite/pglite-driver.js';
 export { type PGliteHandle, type PGliteSession, PGliteThread } from './pglite/pglite-thread.js';
