@@ -2,7 +2,7 @@
  * The worker side of PGliteThread: owns one PGlite instance and runs the statements the main thread
  * sends, one at a time, in the order they came. Started by `openPGliteThread`, never imported.
  */
-import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
@@ -15,7 +15,7 @@ import {
   type PGliteResponse,
   serializeError,
 } from './pglite-protocol.js';
-import { isEmptyFolder, privateTemplateFolder } from './private-templates.js';
+import { privateTemplateFolder, seedFromTemplate } from './private-templates.js';
 
 const port = parentPort!;
 const { pgliteDir } = workerData as { pgliteDir: string | undefined };
@@ -72,33 +72,14 @@ async function createOnDisk(
   create: (options?: PGliteOptions) => Promise<PGlite>,
   dataDir: string,
 ): Promise<PGlite> {
-  if (!isEmptyFolder(dataDir)) return create({ dataDir });
-  const folder = privateTemplateFolder();
-  if (folder) {
-    const template = join(folder, `pglite-${installedPGliteVersion()}-empty-data-dir`);
-    try {
-      if (!existsSync(join(template, 'PG_VERSION'))) await makeTemplate(create, template);
-      cpSync(template, dataDir, { recursive: true });
-    } catch {
-      // Only a shortcut: a fresh initdb below does the same.
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }
+  await seedFromTemplate(
+    dataDir,
+    () => `pglite-${installedPGliteVersion()}-empty-data-dir`,
+    async (dir) => {
+      await (await create({ dataDir: dir })).close();
+    },
+  );
   return create({ dataDir });
-}
-
-async function makeTemplate(create: (options?: PGliteOptions) => Promise<PGlite>, template: string) {
-  const partial = `${template}.${process.pid}-${threadId}.partial`;
-  rmSync(partial, { recursive: true, force: true });
-  try {
-    const fresh = await create({ dataDir: partial });
-    await fresh.close();
-    renameSync(partial, template);
-  } catch (error) {
-    // A concurrent opener may have put its template in place first; theirs is as good.
-    rmSync(partial, { recursive: true, force: true });
-    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
-  }
 }
 
 let held: HeldTransaction<Transaction> | undefined;

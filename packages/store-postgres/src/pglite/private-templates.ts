@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -26,5 +27,41 @@ export function isEmptyFolder(path: string): boolean {
     return readdirSync(path).length === 0;
   } catch {
     return !existsSync(path);
+  }
+}
+
+/**
+ * Fills `target`, a data directory that was never opened, with a copy of the cluster folder `name()`
+ * kept in the private folder (named only then, so an existing directory costs nothing more), making it first with `make(dir)` when it is missing: `make` builds a cluster
+ * in a partial folder and closes it cleanly, and the folder is renamed into place, so a concurrent
+ * opener never copies half of one. Nothing happens to a directory that holds anything. Any failure
+ * leaves `target` empty, and the caller's open then builds the cluster itself.
+ */
+export async function seedFromTemplate(
+  target: string,
+  name: () => string,
+  make: (dir: string) => Promise<void>,
+): Promise<void> {
+  if (!isEmptyFolder(target)) return;
+  const folder = privateTemplateFolder();
+  if (!folder) return;
+  const template = join(folder, name());
+  try {
+    if (!existsSync(join(template, 'PG_VERSION'))) await makeTemplate(template, make);
+    cpSync(template, target, { recursive: true });
+  } catch {
+    rmSync(target, { recursive: true, force: true });
+  }
+}
+
+async function makeTemplate(template: string, make: (dir: string) => Promise<void>): Promise<void> {
+  const partial = `${template}.${randomUUID()}.partial`;
+  try {
+    await make(partial);
+    renameSync(partial, template);
+  } catch (error) {
+    rmSync(partial, { recursive: true, force: true });
+    // A concurrent opener may have put its copy in place first; theirs is as good.
+    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
   }
 }

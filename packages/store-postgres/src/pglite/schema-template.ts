@@ -1,10 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MIGRATIONS_MODULE_URL } from '../migrations/migrations.js';
 import { installedPGliteVersion } from './open-pglite.js';
-import { isEmptyFolder, privateTemplateFolder } from './private-templates.js';
+import { seedFromTemplate } from './private-templates.js';
 
 /**
  * Fills a new, empty PGlite data directory with a copy of a migrated, empty cluster, so its first open
@@ -20,16 +19,8 @@ export async function seedMigratedCluster(
   textSearchConfig: string,
   migrate: (dir: string) => Promise<void>,
 ): Promise<void> {
-  if (!isEmptyFolder(pgliteDir)) return;
-  const folder = privateTemplateFolder();
-  if (!folder) return;
-  const template = join(folder, `pglite-${installedPGliteVersion()}-schema-${schemaKey(textSearchConfig)}`);
-  try {
-    if (!existsSync(join(template, 'PG_VERSION'))) await makeTemplate(template, migrate);
-    cpSync(template, pgliteDir, { recursive: true });
-  } catch {
-    rmSync(pgliteDir, { recursive: true, force: true });
-  }
+  const name = () => `pglite-${installedPGliteVersion()}-schema-${schemaKey(textSearchConfig)}`;
+  await seedFromTemplate(pgliteDir, name, migrate);
 }
 
 function schemaKey(textSearchConfig: string): string {
@@ -38,16 +29,4 @@ function schemaKey(textSearchConfig: string): string {
     .update(`\0${textSearchConfig}`)
     .digest('hex')
     .slice(0, 16);
-}
-
-async function makeTemplate(template: string, migrate: (dir: string) => Promise<void>): Promise<void> {
-  const partial = `${template}.${randomUUID()}.partial`;
-  try {
-    await migrate(partial);
-    renameSync(partial, template);
-  } catch (error) {
-    rmSync(partial, { recursive: true, force: true });
-    // A concurrent opener may have put its copy in place first; theirs is as good.
-    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
-  }
 }
