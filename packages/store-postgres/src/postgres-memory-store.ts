@@ -46,6 +46,7 @@ import {
 import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency-records.js';
 import { MIGRATION_LOCK_KEY } from './migrate.js';
 import { executePrepared } from './prepared.js';
+import { projectionParts } from './projection-parts.js';
 import {
   currentProjectionsOf,
   eraseEntry,
@@ -994,19 +995,9 @@ async function insertProjections(
   policyId: string,
   projections: readonly (PlannedProjection & { revision: number })[],
 ) {
-  const targets: string[] = [];
-  const sources: string[] = [];
-  const weights: number[] = [];
-  for (const p of projections) {
-    targets.push(p.entryVersionId);
-    sources.push(p.entryVersionId);
-    weights.push(1);
-    for (const neighbour of p.context) {
-      targets.push(p.entryVersionId);
-      sources.push(neighbour.entryVersionId);
-      weights.push(neighbour.weight);
-    }
-  }
+  const { targets, sources, weights } = projectionParts(
+    projections.map((p) => ({ ...p, target: p.entryVersionId })),
+  );
   await sql`
     WITH parts AS MATERIALIZED (
       SELECT pt.target, pt.weight, v.lexical_length, v.search_vector

@@ -12,6 +12,7 @@ import type {
 } from '@powercontext/memory-core';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './database.js';
+import { projectionParts } from './projection-parts.js';
 
 /**
  * Purge (RFC 0002, "Purge"): erasing every version of an entry from every table, and reading what is
@@ -207,16 +208,9 @@ async function reprojectInPlace(
   projections: readonly { projectionId: string; entryVersionId: string; context: ProjectionNeighbour[] }[],
 ) {
   if (projections.length === 0) return;
-  const targets: string[] = [];
-  const sources: string[] = [];
-  const weights: number[] = [];
-  for (const p of projections) {
-    for (const part of [{ entryVersionId: p.entryVersionId, weight: 1 }, ...p.context]) {
-      targets.push(p.projectionId);
-      sources.push(part.entryVersionId);
-      weights.push(part.weight);
-    }
-  }
+  const { targets, sources, weights } = projectionParts(
+    projections.map((p) => ({ ...p, target: p.projectionId })),
+  );
   await sql`
     WITH parts AS MATERIALIZED (
       SELECT pt.projection_id, pt.weight, v.lexical_length, v.search_vector
