@@ -2,6 +2,7 @@ import { ApiError } from '../http/api-error.js';
 import type { ApiKeyRecord, RateLimit } from './api-keys.js';
 import type { Principal } from './principal.js';
 import type { RateDecision } from './rate-limiter.js';
+import { SearchLanes } from './search-lanes.js';
 
 /**
  * Where the keys' token buckets are kept: this process (RateLimiter, the default) or the database,
@@ -24,7 +25,11 @@ export type Release = () => void;
 export class KeyAdmission {
   readonly #inFlight = new Map<string, number>();
 
-  constructor(readonly rateLimiter: RateLimitStore | undefined) {}
+  constructor(
+    readonly rateLimiter: RateLimitStore | undefined,
+    /** The process's lanes for searches and context preparations, shared by every key. */
+    readonly searchLanes = new SearchLanes(),
+  ) {}
 
   /** Takes a token of the key's rate limit; throws `rate_limited` when none is left. */
   async charge(principal: Principal): Promise<void> {
@@ -59,6 +64,14 @@ export class KeyAdmission {
       if (left > 0) this.#inFlight.set(key.keyId, left);
       else this.#inFlight.delete(key.keyId);
     };
+  }
+
+  /**
+   * Waits for a search lane, taken in turn with the other keys (SearchLanes); a search or a context
+   * preparation runs its work in one, after `admit`. Rejects with the signal's reason if it aborts.
+   */
+  searchLane(principal: Principal, signal?: AbortSignal): Promise<Release> {
+    return this.searchLanes.enter(principal.keyId, signal);
   }
 
   /** `charge`, then `enter`: what one unit of memory work needs. */

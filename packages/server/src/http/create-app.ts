@@ -99,6 +99,9 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
         runtime: requireRuntime(options.runtime),
         principal,
         admitToolCall: async () => (await options.admission?.admit(principal)) ?? (() => {}),
+        ...(options.admission
+          ? { searchLane: (signal: AbortSignal) => options.admission!.searchLane(principal, signal) }
+          : {}),
         // The request timeout abandons tool writes that have not begun, and answers
         // write_outcome_unknown once one has.
         signal: c.get('signal'),

@@ -56,6 +56,11 @@ export interface MemoryMcpServerOptions {
    * of the same batch are charged on their own.
    */
   admitToolCall?: () => (() => void) | Promise<() => void>;
+  /**
+   * Waits for one of the server's search lanes before search_memory or prepare_context runs (HTTP
+   * only; stdio serves one client). Resolves with the lane's release; rejects if the signal aborts.
+   */
+  searchLane?: (signal: AbortSignal) => Promise<() => void>;
   /** The HTTP request's signal: its timeout abandons writes that have not begun their transaction. */
   signal?: AbortSignal;
   /** Told when a tool's write begins its transaction: from then on it may commit. */
@@ -138,6 +143,18 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     });
   }
 
+  /** Runs a search or a preparation in a search lane, when the server has lanes. */
+  async function inSearchLane<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    const release = await options.searchLane?.(
+      options.signal ? AbortSignal.any([signal, options.signal]) : signal,
+    );
+    try {
+      return await work();
+    } finally {
+      release?.();
+    }
+  }
+
   /** How a write tool runs its write: its key, stopped by the call's and the request's signals until it begins. */
   function writeOptions(idempotencyKey: string | undefined, signal: AbortSignal): WriteOptions {
     return {
@@ -159,13 +176,15 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     (input, extra) =>
       call('search_memory', input.scope_id, 'read', async (memory) => {
         // A cancelled call (or a closed HTTP request) also cancels a running rerank.
-        const result = await memory.search(
-          {
-            query: input.query,
-            ...(input.limit === undefined ? {} : { limit: input.limit }),
-            ...(input.mode === undefined ? {} : { mode: input.mode }),
-          },
-          { signal: extra.signal, ...readOf(input) },
+        const result = await inSearchLane(extra.signal, () =>
+          memory.search(
+            {
+              query: input.query,
+              ...(input.limit === undefined ? {} : { limit: input.limit }),
+              ...(input.mode === undefined ? {} : { mode: input.mode }),
+            },
+            { signal: extra.signal, ...readOf(input) },
+          ),
         );
         return {
           memory: toOptionalArtifactRef(result.memory),
@@ -455,14 +474,16 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         'read',
         async (memory) => {
           const contract = toContractInput(input.contract);
-          const prepared = await memory.prepareContext(
-            {
-              query: input.query,
-              ...(input.limit === undefined ? {} : { limit: input.limit }),
-              ...(input.mode === undefined ? {} : { mode: input.mode }),
-              ...(contract === undefined ? {} : { contract }),
-            },
-            { signal: extra.signal, ...readOf(input) },
+          const prepared = await inSearchLane(extra.signal, () =>
+            memory.prepareContext(
+              {
+                query: input.query,
+                ...(input.limit === undefined ? {} : { limit: input.limit }),
+                ...(input.mode === undefined ? {} : { mode: input.mode }),
+                ...(contract === undefined ? {} : { contract }),
+              },
+              { signal: extra.signal, ...readOf(input) },
+            ),
           );
           return toPreparedContext(prepared);
         },

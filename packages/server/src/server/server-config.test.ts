@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../auth/api-keys.js';
@@ -114,6 +114,16 @@ describe('loadServerConfig', () => {
     expect(loadServerConfig({ POWERCONTEXT_SERVER_UI: 'off' }).ui).toBe(false);
     expect(() => loadServerConfig({ POWERCONTEXT_SERVER_UI: 'yes' })).toThrow(
       'POWERCONTEXT_SERVER_UI: must be on or off',
+    );
+  });
+
+  it('runs as many searches at once as the cores unless POWERCONTEXT_SERVER_MAX_CONCURRENT_SEARCHES says', () => {
+    expect(loadServerConfig({}).maxConcurrentSearches).toBe(Math.max(2, availableParallelism()));
+    expect(loadServerConfig({ POWERCONTEXT_SERVER_MAX_CONCURRENT_SEARCHES: '3' }).maxConcurrentSearches).toBe(
+      3,
+    );
+    expect(() => loadServerConfig({ POWERCONTEXT_SERVER_MAX_CONCURRENT_SEARCHES: '0' })).toThrow(
+      /POWERCONTEXT_SERVER_MAX_CONCURRENT_SEARCHES: must be between 1 and 1000/u,
     );
   });
 

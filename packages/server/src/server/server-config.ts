@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_IN_FLIGHT,
   parseApiKeys,
 } from '../auth/api-keys.js';
+import { DEFAULT_SEARCH_LANES } from '../auth/search-lanes.js';
 import type { AuthMode } from '../http/app-env.js';
 import { isLoopback, parseAllowedOrigins } from '../http/middleware/origin-guard.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/create-logger.js';
@@ -23,6 +24,7 @@ export const SERVER_SETTINGS = {
   logLevel: 'POWERCONTEXT_SERVER_LOG_LEVEL',
   allowedOrigins: 'POWERCONTEXT_SERVER_ALLOWED_ORIGINS',
   maxInFlightPerKey: 'POWERCONTEXT_SERVER_MAX_IN_FLIGHT_PER_KEY',
+  maxConcurrentSearches: 'POWERCONTEXT_SERVER_MAX_CONCURRENT_SEARCHES',
   rateLimitStore: 'POWERCONTEXT_SERVER_RATE_LIMIT_STORE',
   ui: 'POWERCONTEXT_SERVER_UI',
 } as const;
@@ -35,6 +37,7 @@ export const SERVER_DEFAULTS = {
   shutdownTimeoutMs: 30_000,
   logLevel: 'info' as LogLevel,
   maxInFlightPerKey: DEFAULT_MAX_IN_FLIGHT,
+  maxConcurrentSearches: DEFAULT_SEARCH_LANES,
   rateLimitStore: 'memory' as 'memory' | 'postgres',
 };
 
@@ -59,6 +62,8 @@ export interface ServerConfig {
   allowedOrigins: ReadonlySet<string>;
   /** Where per-key rate limits are kept: this process (memory) or the PostgreSQL database, shared. */
   rateLimitStore: 'memory' | 'postgres';
+  /** Searches and context preparations run at once by this process (its search lanes); the rest wait. */
+  maxConcurrentSearches: number;
   /** Whether `/ui` serves the memory inspector (default: on for a loopback host, off otherwise). */
   ui: boolean;
   runtime: RuntimeConfig;
@@ -155,6 +160,13 @@ export function loadServerConfig(
       SERVER_DEFAULTS.shutdownTimeoutMs,
     logLevel: logLevel as LogLevel,
     allowedOrigins: origins.origins,
+    maxConcurrentSearches:
+      integer(
+        SERVER_SETTINGS.maxConcurrentSearches,
+        value(SERVER_SETTINGS.maxConcurrentSearches),
+        1,
+        1_000,
+      ) ?? SERVER_DEFAULTS.maxConcurrentSearches,
     ui: ui === undefined ? isLoopback(host) : ui === 'on',
     rateLimitStore,
     runtime,

@@ -6,6 +6,7 @@ import { createRuntime, type Runtime } from '@powercontext/runtime';
 import type { Logger as PinoLogger } from 'pino';
 import { KeyAdmission, type RateLimitStore } from '../auth/key-admission.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
+import { SearchLanes } from '../auth/search-lanes.js';
 import type { McpHttpHandler } from '../http/app-env.js';
 import { createApp } from '../http/create-app.js';
 import { toRuntimeLogger } from '../logging/create-logger.js';
@@ -57,7 +58,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     requestTimeoutMs: config.requestTimeoutMs,
-    admission: new KeyAdmission(limits),
+    admission: new KeyAdmission(limits, new SearchLanes(config.maxConcurrentSearches)),
     origins: { loopbackOnly: config.auth.kind === 'local', allowedOrigins: config.allowedOrigins },
     ...(options.mcp ? { mcp: options.mcp } : {}),
     ui: config.ui,

@@ -2,7 +2,7 @@ import type { Runtime, WriteOptions } from '@powercontext/runtime';
 import type { Context } from 'hono';
 import { decideAccess, type Permission } from '../../auth/principal.js';
 import { ApiError } from '../api-error.js';
-import type { AppEnv } from '../app-env.js';
+import type { AppEnv, AppOptions } from '../app-env.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../schemas/idempotency-schemas.js';
 
 /** The open runtime, or 503 not_ready while it is opening or the server is shutting down. */
@@ -15,6 +15,23 @@ export function requireRuntime(runtime: () => Runtime | undefined): Runtime {
     });
   }
   return current;
+}
+
+/**
+ * Runs a search or a context preparation in one of the process's search lanes (SearchLanes), taken
+ * in turn with the other keys; the request's signal (timeout, client gone) stops the wait.
+ */
+export async function inSearchLane<T>(
+  c: Context<AppEnv>,
+  options: AppOptions,
+  work: () => Promise<T>,
+): Promise<T> {
+  const release = await options.admission?.searchLane(c.get('principal'), c.get('signal'));
+  try {
+    return await work();
+  } finally {
+    release?.();
+  }
 }
 
 /**
