@@ -47,6 +47,27 @@ describe('the SearchObserver conformance suite itself', () => {
     expect(failures[0]!.message).toContain('got ["search","rerank"]');
   });
 
+  it('asks for the error code unless the exporter declares it cannot hold one', async () => {
+    // Counts outcomes only, as a metrics exporter does: no error code, no error field.
+    const countsOnly = (): SearchObserverHarness => {
+      const observer = createRecordingSearchObserver();
+      const ended = () =>
+        observer.events.flatMap(({ name }) =>
+          name === 'rerankEnded' ? ['rerank' as const] : name === 'searchEnded' ? ['search' as const] : [],
+        );
+      return { observer, exported: () => ({ operations: ended(), everything: ended() }) };
+    };
+    const strict = await failed(countsOnly);
+    expect(strict.map((outcome) => outcome.title)).toEqual([
+      'records a failed rerank and the failed search with the error code, and no text',
+    ]);
+    expect(strict[0]!.message).toContain(
+      'the error code (inference_unavailable) of the failure must be exported',
+    );
+    const relaxed = await runSearchObserverConformance({ create: countsOnly, exportsErrorCodes: false });
+    expect(relaxed.filter((outcome) => !outcome.passed)).toEqual([]);
+  });
+
   it('fails an observer that throws', async () => {
     const throwing = (): SearchObserverHarness => {
       const inner = recordingHarness();
