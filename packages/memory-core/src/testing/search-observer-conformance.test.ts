@@ -5,6 +5,7 @@ import {
   describeSearchObserverConformance,
   runSearchObserverConformance,
   type SearchObserverHarness,
+  searchObserverConformanceSuite,
 } from './search-observer-conformance.js';
 
 /** The recording fake as an adapter: it "exports" one record per ended operation, in order. */
@@ -24,6 +25,13 @@ function recordingHarness(): SearchObserverHarness {
 describeSearchObserverConformance('recording in-memory observer', { create: recordingHarness });
 
 describe('the SearchObserver conformance suite itself', () => {
+  it('names the RFC section or seed of every rule it checks', () => {
+    const unnamed = searchObserverConformanceSuite({ create: recordingHarness }).checks.filter(
+      (check) => !/RFC \d{4} "|seed 00[0134]/.test(check.rule),
+    );
+    expect(unnamed.map((check) => `${check.title} [${check.rule}]`)).toEqual([]);
+  });
+
   const failed = async (create: () => SearchObserverHarness) =>
     (await runSearchObserverConformance({ create })).filter((outcome) => !outcome.passed);
 
