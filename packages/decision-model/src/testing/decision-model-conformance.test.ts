@@ -4,6 +4,7 @@ import type { DecisionModel } from '../decision.js';
 import {
   type DecisionBackend,
   type DecisionModelConformanceOptions,
+  decisionModelConformanceSuite,
   describeDecisionModelConformance,
   runDecisionModelConformance,
 } from './decision-model-conformance.js';
@@ -25,6 +26,13 @@ function scriptedModel(backend: DecisionBackend, limits: { timeoutMs: number }) 
 describeDecisionModelConformance('scripted in-memory decision model', { create: scriptedModel });
 
 describe('the DecisionModel conformance suite itself', () => {
+  it('names the RFC section or seed of every rule it checks', () => {
+    const unnamed = decisionModelConformanceSuite({ create: scriptedModel }).checks.filter(
+      (check) => !/RFC \d{4} "|seed 00[0134]/.test(check.rule),
+    );
+    expect(unnamed.map((check) => `${check.title} [${check.rule}]`)).toEqual([]);
+  });
+
   const failedTitles = async (create: DecisionModelConformanceOptions['create']) =>
     (await runDecisionModelConformance({ create, patienceMs: 1_000 }))
       .filter((outcome) => !outcome.passed)

@@ -3,6 +3,7 @@ import type { RelevanceScorer } from '../relevance-scorer.port.js';
 import {
   describeRelevanceScorerConformance,
   type RelevanceScorerConformanceOptions,
+  relevanceScorerConformanceSuite,
   runRelevanceScorerConformance,
   type ScorerBackend,
 } from './relevance-scorer-conformance.js';
@@ -31,6 +32,13 @@ function scriptedScorer(backend: ScorerBackend, limits: { timeoutMs: number }) {
 describeRelevanceScorerConformance('scripted in-memory scorer', { create: scriptedScorer });
 
 describe('the RelevanceScorer conformance suite itself', () => {
+  it('names the RFC section or seed of every rule it checks', () => {
+    const unnamed = relevanceScorerConformanceSuite({ create: scriptedScorer }).checks.filter(
+      (check) => !/RFC \d{4} "|seed 00[0134]/.test(check.rule),
+    );
+    expect(unnamed.map((check) => `${check.title} [${check.rule}]`)).toEqual([]);
+  });
+
   const failedTitles = async (create: RelevanceScorerConformanceOptions['create']) =>
     (await runRelevanceScorerConformance({ create, patienceMs: 1_000 }))
       .filter((outcome) => !outcome.passed)

@@ -91,7 +91,7 @@ export function relevanceScorerConformanceSuite(
     },
     {
       title: 'reports one call, the requests and the documents sent, and only reported tokens',
-      rule: 'relevance-scorer.port.ts: RelevanceScoringUsage',
+      rule: 'RFC 0009 "The port": usage is one call\'s, tokens only when reported',
       async run() {
         const withTokens = await scoreOk(await options.create({ ...scoring, inputTokens: 15 }, roomy));
         const { usage } = withTokens;
@@ -135,7 +135,7 @@ export function relevanceScorerConformanceSuite(
     },
     {
       title: 'bounds the call by its own deadline: inference_timeout',
-      rule: 'relevance-scorer.port.ts: adapters bound the time themselves',
+      rule: 'RFC 0009 "The port": adapters bound the time themselves',
       async run() {
         const scorer = await options.create({ kind: 'hang' }, { timeoutMs: 200 });
         const error = await rejectionOf(
@@ -148,7 +148,7 @@ export function relevanceScorerConformanceSuite(
     },
     {
       title: "honours the caller's abort, rethrowing the caller's reason",
-      rule: "relevance-scorer.port.ts: the adapter rethrows the caller's abort unwrapped",
+      rule: 'RFC 0009 "The port": the caller\'s abort reason rethrown unwrapped',
       async run() {
         const scorer = await options.create({ kind: 'hang' }, roomy);
         await conformAbort((signal) => scorer.score({ ...request, signal }), patienceMs);

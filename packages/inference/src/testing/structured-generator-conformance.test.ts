@@ -8,6 +8,7 @@ import {
   type GeneratorBackend,
   runStructuredGeneratorConformance,
   type StructuredGeneratorConformanceOptions,
+  structuredGeneratorConformanceSuite,
 } from './structured-generator-conformance.js';
 
 /** The in-memory fake: the script plays the model. */
@@ -26,6 +27,13 @@ function scriptedGenerator(backend: GeneratorBackend, limits: { timeoutMs: numbe
 describeStructuredGeneratorConformance('scripted in-memory generator', { create: scriptedGenerator });
 
 describe('the StructuredGenerator conformance suite itself', () => {
+  it('names the RFC section or seed of every rule it checks', () => {
+    const unnamed = structuredGeneratorConformanceSuite({ create: scriptedGenerator }).checks.filter(
+      (check) => !/RFC \d{4} "|seed 00[0134]/.test(check.rule),
+    );
+    expect(unnamed.map((check) => `${check.title} [${check.rule}]`)).toEqual([]);
+  });
+
   const failedTitles = async (create: StructuredGeneratorConformanceOptions['create']) =>
     (await runStructuredGeneratorConformance({ create, patienceMs: 1_000 }))
       .filter((outcome) => !outcome.passed)

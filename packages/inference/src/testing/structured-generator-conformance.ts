@@ -168,7 +168,7 @@ export function structuredGeneratorConformanceSuite(
     },
     {
       title: "honours the caller's abort, rethrowing the caller's reason",
-      rule: "structured-generator.port.ts: the adapter rethrows the caller's abort unwrapped",
+      rule: 'RFC 0003 "Inference": the caller\'s abort reason rethrown unwrapped',
       async run() {
         const generator = await options.create({ kind: 'hang' }, roomy);
         await conformAbort((signal) => generator.generate({ ...request, signal }), patienceMs);

@@ -3,6 +3,7 @@ import type { Embedder } from '../ports/embedder.port.js';
 import {
   describeEmbedderConformance,
   type EmbedderConformanceOptions,
+  embedderConformanceSuite,
   runEmbedderConformance,
 } from './embedder-conformance.js';
 import { createFakeEmbedder } from './fake-embedder.js';
@@ -13,6 +14,13 @@ const fake: EmbedderConformanceOptions = { create: () => createFakeEmbedder(), l
 describeEmbedderConformance('fake bag-of-words embedder', fake);
 
 describe('the Embedder conformance suite itself', () => {
+  it('names the RFC section or seed of every rule it checks', () => {
+    const unnamed = embedderConformanceSuite({ create: fake.create }).checks.filter(
+      (check) => !/RFC \d{4} "|seed 00[0134]/.test(check.rule),
+    );
+    expect(unnamed.map((check) => `${check.title} [${check.rule}]`)).toEqual([]);
+  });
+
   const failed = async (create: EmbedderConformanceOptions['create']) =>
     (await runEmbedderConformance({ create, local: true, patienceMs: 1_000 })).filter(
       (outcome) => !outcome.passed,
@@ -38,7 +46,7 @@ describe('the Embedder conformance suite itself', () => {
       'keeps the batch order: vector i belongs to text i, across batch boundaries',
     ]);
     expect(failures[0]!.message).toContain('the batch order was not kept');
-    expect(failures[0]!.rule).toContain('embedder.port.ts');
+    expect(failures[0]!.rule).toContain('RFC 0002 "Testing"');
   });
 
   it('fails an embedder that strips NUL silently, and one with a dimension other than its profile', async () => {

@@ -133,7 +133,7 @@ export function embedderConformanceSuite(options: EmbedderConformanceOptions): C
     },
     {
       title: 'keeps the batch order: vector i belongs to text i, across batch boundaries',
-      rule: 'embedder.port.ts: vectors of the profile dimension, in input order',
+      rule: 'RFC 0002 "Testing": the batch order kept across batch boundaries; embedder.port.ts',
       async run() {
         const embedder = await options.create(healthy);
         const texts = Array.from(
@@ -166,7 +166,7 @@ export function embedderConformanceSuite(options: EmbedderConformanceOptions): C
       : [
           {
             title: 'gives the same text the same vector, within a batch and across calls',
-            rule: 'RFC 0002 "Vectors and embedding profiles": a profile names one vector space',
+            rule: 'RFC 0002 "Vectors and embedding profiles" and "Testing": one profile, one vector per text',
             async run() {
               const embedder = await options.create(healthy);
               const text = 'Alice moved to Berlin';
@@ -181,7 +181,7 @@ export function embedderConformanceSuite(options: EmbedderConformanceOptions): C
         ]),
     {
       title: 'embeds empty and odd text (white space, emoji, right-to-left, CJK, long) and an empty batch',
-      rule: 'memory-core storableText: emoji, right-to-left and CJK text are valid memory text',
+      rule: 'RFC 0002 "Memory model", Limits: emoji, right-to-left and CJK text are memory text',
       async run() {
         const embedder = await options.create(healthy);
         await embedOk(embedder, ODD_EMBEDDABLE_TEXTS, 'empty and odd texts');
@@ -191,7 +191,7 @@ export function embedderConformanceSuite(options: EmbedderConformanceOptions): C
     },
     {
       title: 'refuses text with NUL before any backend call, naming the text',
-      rule: 'memory-core assertEmbeddableTexts; storableText',
+      rule: 'RFC 0002 "Memory model", Limits: no NUL; RFC 0001 "Conformance suites"',
       async run() {
         // A hanging backend: an embedder that sends the text before checking it never answers.
         const embedder = await options.create({ kind: 'hang' });
@@ -205,7 +205,7 @@ export function embedderConformanceSuite(options: EmbedderConformanceOptions): C
     },
     {
       title: "honours the caller's abort, rethrowing the caller's reason",
-      rule: 'embedder.port.ts EmbedOptions.signal',
+      rule: 'RFC 0002 "Testing": the caller\'s abort rethrown; embedder.port.ts EmbedOptions.signal',
       async run() {
         const reason = new Error('conformance: the caller gave up');
         const embedder = await options.create(options.local ? healthy : { kind: 'hang' });
@@ -237,7 +237,7 @@ export function embedderConformanceSuite(options: EmbedderConformanceOptions): C
       : [
           {
             title: 'fails a failing backend as EmbeddingFailedError (embedding_failed)',
-            rule: 'embedding-failed-error.ts; RFC 0002 "Vectors and embedding profiles"',
+            rule: 'RFC 0002 "Testing": backend failures as EmbeddingFailedError',
             async run() {
               const embedder = await options.create({ kind: 'fail' });
               const error = await rejection(() => embedder.embed(['a']), 'a failing backend');

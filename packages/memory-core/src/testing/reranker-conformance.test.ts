@@ -5,6 +5,7 @@ import {
   describeRerankerConformance,
   type RerankBackend,
   type RerankerConformanceOptions,
+  rerankerConformanceSuite,
   runRerankerConformance,
 } from './reranker-conformance.js';
 import { createScriptedReranker } from './scripted-reranker.js';
@@ -32,6 +33,13 @@ function scriptedReranker(backend: RerankBackend): MemoryReranker {
 describeRerankerConformance('scripted in-memory reranker', { create: scriptedReranker });
 
 describe('the MemoryReranker conformance suite itself', () => {
+  it('names the RFC section or seed of every rule it checks', () => {
+    const unnamed = rerankerConformanceSuite({ create: scriptedReranker }).checks.filter(
+      (check) => !/RFC \d{4} "|seed 00[0134]/.test(check.rule),
+    );
+    expect(unnamed.map((check) => `${check.title} [${check.rule}]`)).toEqual([]);
+  });
+
   async function failedChecks(options: RerankerConformanceOptions) {
     const outcomes = await runRerankerConformance({ ...options, patienceMs: 1_500 });
     return outcomes.filter((outcome) => !outcome.passed);

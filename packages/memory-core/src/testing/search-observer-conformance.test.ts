@@ -5,6 +5,7 @@ import {
   describeSearchObserverConformance,
   runSearchObserverConformance,
   type SearchObserverHarness,
+  searchObserverConformanceSuite,
 } from './search-observer-conformance.js';
 
 /** The recording fake as an adapter: it "exports" one record per ended operation, in order. */
@@ -24,6 +25,13 @@ function recordingHarness(): SearchObserverHarness {
 describeSearchObserverConformance('recording in-memory observer', { create: recordingHarness });
 
 describe('the SearchObserver conformance suite itself', () => {
+  it('names the RFC section or seed of every rule it checks', () => {
+    const unnamed = searchObserverConformanceSuite({ create: recordingHarness }).checks.filter(
+      (check) => !/RFC \d{4} "|seed 00[0134]/.test(check.rule),
+    );
+    expect(unnamed.map((check) => `${check.title} [${check.rule}]`)).toEqual([]);
+  });
+
   const failed = async (create: () => SearchObserverHarness) =>
     (await runSearchObserverConformance({ create })).filter((outcome) => !outcome.passed);
 
@@ -45,6 +53,27 @@ describe('the SearchObserver conformance suite itself', () => {
       'records a reranked search as its rerank, then the search, and exports no text',
     );
     expect(failures[0]!.message).toContain('got ["search","rerank"]');
+  });
+
+  it('asks for the error code unless the exporter declares it cannot hold one', async () => {
+    // Counts outcomes only, as a metrics exporter does: no error code, no error field.
+    const countsOnly = (): SearchObserverHarness => {
+      const observer = createRecordingSearchObserver();
+      const ended = () =>
+        observer.events.flatMap(({ name }) =>
+          name === 'rerankEnded' ? ['rerank' as const] : name === 'searchEnded' ? ['search' as const] : [],
+        );
+      return { observer, exported: () => ({ operations: ended(), everything: ended() }) };
+    };
+    const strict = await failed(countsOnly);
+    expect(strict.map((outcome) => outcome.title)).toEqual([
+      'records a failed rerank and the failed search with the error code, and no text',
+    ]);
+    expect(strict[0]!.message).toContain(
+      'the error code (inference_unavailable) of the failure must be exported',
+    );
+    const relaxed = await runSearchObserverConformance({ create: countsOnly, exportsErrorCodes: false });
+    expect(relaxed.filter((outcome) => !outcome.passed)).toEqual([]);
   });
 
   it('fails an observer that throws', async () => {
