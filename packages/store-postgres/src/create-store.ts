@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './database.js';
 import { DEFAULT_DATABASE_BOUNDS } from './database-bounds.js';
+import type { LexicalIndexCacheOptions } from './lexical-index-cache.js';
 import { type MigrationOutcome, migrateToLatest } from './migrate.js';
 import { memoryMigrations } from './migrations/migrations.js';
 import { guardedPool, poolConfig } from './pg-pool.js';
@@ -17,6 +18,11 @@ export interface StoreOptions {
   textSearchConfig?: string;
   /** Scopes with at most this many vectors are searched exactly, larger ones through HNSW. Default 20,000. */
   exactVectorScanLimit?: number;
+  /**
+   * The lexical indexes of often-searched scopes kept in memory per (scope, revision); `false` turns it
+   * off. Same answers as the lexical statement (RFC 0002, "The lexical index in memory").
+   */
+  lexicalIndexCache?: LexicalIndexCacheOptions | false;
 }
 
 export interface PGliteStoreOptions extends StoreOptions {
@@ -113,7 +119,7 @@ export async function createPGliteMemoryStore(
   }
   try {
     const db = await migratedDatabase(pglite, textSearchConfig);
-    return new PostgresMemoryStore({ db, textSearchConfig, onClose: release, ...exactLimit(options) });
+    return new PostgresMemoryStore({ db, textSearchConfig, onClose: release, ...storeTuning(options) });
   } catch (error) {
     await pglite.close().catch(() => {});
     release();
@@ -162,7 +168,7 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
       const outcome = await guardStoreErrors(() => migrateToLatest(db, textSearchConfig));
       options.onMigrated?.(outcome);
     }
-    const store = new PostgresMemoryStore({ db, textSearchConfig, ...exactLimit(options) });
+    const store = new PostgresMemoryStore({ db, textSearchConfig, ...storeTuning(options) });
     rememberDatabase(store, db);
     pools.set(store, {
       usage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -175,8 +181,11 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
   }
 }
 
-function exactLimit(options: StoreOptions) {
-  return options.exactVectorScanLimit === undefined
-    ? {}
-    : { exactVectorScanLimit: options.exactVectorScanLimit };
+function storeTuning(options: StoreOptions) {
+  return {
+    ...(options.exactVectorScanLimit === undefined
+      ? {}
+      : { exactVectorScanLimit: options.exactVectorScanLimit }),
+    ...(options.lexicalIndexCache === undefined ? {} : { lexicalIndexCache: options.lexicalIndexCache }),
+  };
 }

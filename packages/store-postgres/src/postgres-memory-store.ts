@@ -44,6 +44,14 @@ import {
   visibleAt,
 } from './entry-version-row.js';
 import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency-records.js';
+import {
+  LexicalIndexCache,
+  type LexicalIndexCacheOptions,
+  type LexicalIndexRow,
+  lexicalIndexOf,
+  type ScopeLexicalIndex,
+  scoreLexicalIndex,
+} from './lexical-index-cache.js';
 import { MIGRATION_LOCK_KEY } from './migrate.js';
 import { executePrepared } from './prepared.js';
 import { projectionParts } from './projection-parts.js';
@@ -75,6 +83,12 @@ export interface PostgresMemoryStoreOptions {
    * profile's HNSW index (approximate). Default 20,000.
    */
   exactVectorScanLimit?: number;
+  /**
+   * Keep the lexical indexes of scopes searched often in memory, keyed by (scope, revision), and answer
+   * the lexical channel from them (LexicalIndexCache; RFC 0002, "The lexical index in memory"). The
+   * answers are those of the lexical statement. `false` turns it off. Default: on, with its defaults.
+   */
+  lexicalIndexCache?: LexicalIndexCacheOptions | LexicalIndexCache | false;
 }
 
 /** The MemoryStore port on PostgreSQL-compatible databases (PostgreSQL through `pg`, or PGlite). */
@@ -92,12 +106,17 @@ export class PostgresMemoryStore implements MemoryStore {
    * never changes, so it cannot go stale. It lets a vector search choose exact or HNSW without a probe.
    */
   readonly #activeEntries = new Map<string, number>();
+  readonly #lexicalIndexes: LexicalIndexCache | undefined;
+  #closed = false;
 
   constructor(options: PostgresMemoryStoreOptions) {
     this.#db = options.db;
     this.#config = options.textSearchConfig;
     this.#onClose = options.onClose;
     this.#exactVectorScanLimit = options.exactVectorScanLimit ?? 20_000;
+    const cache = options.lexicalIndexCache;
+    this.#lexicalIndexes =
+      cache === false ? undefined : cache instanceof LexicalIndexCache ? cache : new LexicalIndexCache(cache);
   }
 
   /**
@@ -603,82 +622,163 @@ export class PostgresMemoryStore implements MemoryStore {
 
   lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
     return guardStoreErrors(async () => {
-      const { k1, b, delta } = query.bm25;
-      // BM25 over the postings of live entries: idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
-      // tf part = tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl)) + delta, summed over matched query lexemes.
-      // One statement whose plan does not depend on table statistics (a new scope has none; PGlite is
-      // never analysed): MATERIALIZED steps pin the order. N and avgdl come from the scope's statistics
-      // row when it describes this revision (else they are counted); postings are read through their
-      // (scope, lexeme) key and joined by primary key to their projection for visibility and length;
-      // the top `limit` (and any rows tied with the last) are chosen on the score alone (a bounded
-      // top-N sort finds the limit's score, then a filter keeps every row at or above it), and only those
-      // are joined to their entry version rows for the tie-break: the answer is identities only, and the
-      // search reads the content of the candidates fusion keeps (`entryVersions`). A visible
-      // projection always belongs to a version that is live and active at the revision (RFC 0007).
-      const rows = await executePrepared(
-        this.#db,
-        sql<CandidateRow & { score: number; matched_terms: number; query_terms: number }>`
-        WITH q AS MATERIALIZED (
-          SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
-          FROM unnest(${this.#analyzed(query.query)}) t
-        ), kept AS MATERIALIZED (
-          SELECT s.projections::float8 AS n, s.projection_length::float8 AS total FROM pc_scope_statistics s
-          WHERE s.scope_id = ${query.scopeId} AND s.revision = ${query.revision}
-        ), stats AS MATERIALIZED (
-          SELECT k.n, CASE WHEN k.n > 0 THEN k.total / k.n ELSE 0 END AS avgdl FROM kept k
-          UNION ALL
-          SELECT count(*)::float8, coalesce(avg(p.lexical_length), 0)::float8
-          FROM pc_lexical_projections p
-          WHERE p.scope_id = ${query.scopeId} AND ${projectionVisibleAt(query.revision)}
-          HAVING NOT EXISTS (SELECT 1 FROM kept)
-        ), postings AS MATERIALIZED (
-          SELECT l.lexeme, l.projection_id, l.tf
-          FROM pc_lexical_postings l
-          WHERE l.scope_id = ${query.scopeId} AND l.lexeme = ANY ((SELECT lexemes FROM q)::text[])
-        ), matches AS MATERIALIZED (
-          SELECT l.lexeme, p.entry_version_id, l.tf, p.lexical_length AS len,
-            count(*) OVER (PARTITION BY l.lexeme)::float8 AS df
-          FROM postings l JOIN pc_lexical_projections p ON p.projection_id = l.projection_id
-          WHERE ${projectionVisibleAt(query.revision)}
-        ), scored AS MATERIALIZED (
-          SELECT m.entry_version_id,
-            sum(ln(1 + (s.n - m.df + 0.5) / (m.df + 0.5))
-              * (m.tf * (${k1}::float8 + 1) / (m.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * m.len / greatest(s.avgdl, 1e-9))) + ${delta}::float8)
-            ) AS score,
-            count(*)::int AS matched_terms
-          FROM matches m CROSS JOIN stats s
-          GROUP BY m.entry_version_id
-        ), kth AS MATERIALIZED (
-          SELECT s.score FROM scored s ORDER BY s.score DESC LIMIT 1 OFFSET ${Math.max(query.limit, 1) - 1}
-        ), top AS MATERIALIZED (
-          SELECT * FROM scored s WHERE s.score >= coalesce((SELECT k.score FROM kth k), '-Infinity'::float8)
-        )
-        SELECT v.entry_id, v.entry_version_id, top.score, top.matched_terms,
-          cardinality((SELECT lexemes FROM q)) AS query_terms
-        FROM top JOIN pc_entry_versions v USING (entry_version_id)
-        WHERE v.state = 'active'
-        ORDER BY top.score DESC, v.entry_id, v.entry_version_id
-        LIMIT ${query.limit}`,
-      );
-      const queryTermCount =
-        rows[0]?.query_terms ??
-        (
-          await sql<{ n: number }>`
-            SELECT count(DISTINCT t.lexeme)::int AS n FROM unnest(${this.#analyzed(query.query)}) t`.execute(
-            this.#db,
-          )
-        ).rows[0]!.n;
-      return {
-        queryTermCount,
-        candidates: rows.map((row, index) => ({
-          entryId: row.entry_id,
-          entryVersionId: row.entry_version_id,
-          rank: index + 1,
-          score: Number(row.score),
-          matchedTerms: row.matched_terms,
-        })),
-      };
+      const held = this.#lexicalIndexes?.lookup(query.scopeId, query.revision);
+      if (held) {
+        const answer = await this.#lexicalSearchInMemory(held, query);
+        if (answer) return answer;
+      }
+      return this.#lexicalSearchStatement(query);
     });
+  }
+
+  /**
+   * The lexical channel over an index held in memory (LexicalIndexCache): one short read analyses the
+   * query (its distinct lexemes, sorted as the statement sorts them) and reads the scope's purge mark;
+   * if a purge happened since the index was read, the index is dropped and undefined returned.
+   */
+  async #lexicalSearchInMemory(
+    index: ScopeLexicalIndex,
+    query: LexicalSearchQuery,
+  ): Promise<LexicalSearchResult | undefined> {
+    const [probe] = await executePrepared(
+      this.#db,
+      sql<{ lexemes: string[]; purged: number | null }>`
+      SELECT coalesce((SELECT array_agg(DISTINCT t.lexeme) FROM unnest(${this.#analyzed(query.query)}) t), '{}') AS lexemes,
+        (SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${query.scopeId}) AS purged`,
+    );
+    if ((probe?.purged ?? null) !== index.purgeMark) {
+      this.#lexicalIndexes?.drop(query.scopeId);
+      return undefined;
+    }
+    const lexemes = probe?.lexemes ?? [];
+    this.#lexicalIndexes!.counts.answered += 1;
+    return {
+      queryTermCount: lexemes.length,
+      candidates: scoreLexicalIndex(index, lexemes, query.limit, query.bm25),
+    };
+  }
+
+  async #lexicalSearchStatement(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
+    const { k1, b, delta } = query.bm25;
+    // BM25 over the postings of live entries: idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
+    // tf part = tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl)) + delta, summed over matched query lexemes.
+    // One statement whose plan does not depend on table statistics (a new scope has none; PGlite is
+    // never analysed): MATERIALIZED steps pin the order. N and avgdl come from the scope's statistics
+    // row when it describes this revision (else they are counted); postings are read through their
+    // (scope, lexeme) key and joined by primary key to their projection for visibility and length;
+    // the top `limit` (and any rows tied with the last) are chosen on the score alone (a bounded
+    // top-N sort finds the limit's score, then a filter keeps every row at or above it), and only those
+    // are joined to their entry version rows for the tie-break: the answer is identities only, and the
+    // search reads the content of the candidates fusion keeps (`entryVersions`). A visible
+    // projection always belongs to a version that is live and active at the revision (RFC 0007).
+    // scoreLexicalIndex computes the same in memory; a change here must be made there too.
+    const rows = await executePrepared(
+      this.#db,
+      sql<CandidateRow & { score: number; matched_terms: number; query_terms: number; total_length: number }>`
+      WITH q AS MATERIALIZED (
+        SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS lexemes
+        FROM unnest(${this.#analyzed(query.query)}) t
+      ), ${bm25Statistics(query.scopeId, query.revision)}, postings AS MATERIALIZED (
+        SELECT l.lexeme, l.projection_id, l.tf
+        FROM pc_lexical_postings l
+        WHERE l.scope_id = ${query.scopeId} AND l.lexeme = ANY ((SELECT lexemes FROM q)::text[])
+      ), matches AS MATERIALIZED (
+        SELECT l.lexeme, p.entry_version_id, l.tf, p.lexical_length AS len,
+          count(*) OVER (PARTITION BY l.lexeme)::float8 AS df
+        FROM postings l JOIN pc_lexical_projections p ON p.projection_id = l.projection_id
+        WHERE ${projectionVisibleAt(query.revision)}
+      ), scored AS MATERIALIZED (
+        SELECT m.entry_version_id,
+          sum(ln(1 + (s.n - m.df + 0.5) / (m.df + 0.5))
+            * (m.tf * (${k1}::float8 + 1) / (m.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * m.len / greatest(s.avgdl, 1e-9))) + ${delta}::float8)
+          ) AS score,
+          count(*)::int AS matched_terms
+        FROM matches m CROSS JOIN stats s
+        GROUP BY m.entry_version_id
+      ), kth AS MATERIALIZED (
+        SELECT s.score FROM scored s ORDER BY s.score DESC LIMIT 1 OFFSET ${Math.max(query.limit, 1) - 1}
+      ), top AS MATERIALIZED (
+        SELECT * FROM scored s WHERE s.score >= coalesce((SELECT k.score FROM kth k), '-Infinity'::float8)
+      )
+      SELECT v.entry_id, v.entry_version_id, top.score, top.matched_terms,
+        cardinality((SELECT lexemes FROM q)) AS query_terms, (SELECT s.n * s.avgdl FROM stats s) AS total_length
+      FROM top JOIN pc_entry_versions v USING (entry_version_id)
+      WHERE v.state = 'active'
+      ORDER BY top.score DESC, v.entry_id, v.entry_version_id
+      LIMIT ${query.limit}`,
+    );
+    const first = rows[0];
+    if (first && this.#lexicalIndexes?.missed(query.scopeId, query.revision, Number(first.total_length))) {
+      void this.#readLexicalIndex(query.scopeId, query.revision);
+    }
+    const queryTermCount =
+      first?.query_terms ??
+      (
+        await sql<{ n: number }>`
+          SELECT count(DISTINCT t.lexeme)::int AS n FROM unnest(${this.#analyzed(query.query)}) t`.execute(
+          this.#db,
+        )
+      ).rows[0]!.n;
+    return {
+      queryTermCount,
+      candidates: rows.map((row, index) => ({
+        entryId: row.entry_id,
+        entryVersionId: row.entry_version_id,
+        rank: index + 1,
+        score: Number(row.score),
+        matchedTerms: row.matched_terms,
+      })),
+    };
+  }
+
+  /**
+   * Reads the scope's lexical index at the revision into memory, in one statement (one snapshot): the
+   * BM25 figures as the lexical statement takes them and the purge mark, every projection visible at
+   * the revision numbered in projection order, and per lexeme its idf (computed by the database, whose
+   * `ln` the statement uses: JavaScript's Math.log may differ in the last bit) and the numbers and term
+   * frequencies of the visible projections that hold it. Runs beside the searches; a failure only leaves the statement
+   * answering.
+   */
+  async #readLexicalIndex(scopeId: string, revision: number): Promise<void> {
+    const cache = this.#lexicalIndexes!;
+    try {
+      // Without table statistics (a new scope, PGlite) the planner would join the scope's postings to
+      // its projections in a nested loop (minutes at 10,000 entries); hash joins and hash aggregates
+      // are forced for this one read, with the memory they need.
+      const rows = await this.#db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL enable_nestloop = off`.execute(trx);
+        await sql`SET LOCAL enable_sort = off`.execute(trx);
+        await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
+        return (
+          await sql<LexicalIndexRow>`
+        WITH ${bm25Statistics(scopeId, revision)}, docs AS MATERIALIZED (
+          SELECT p.projection_id, (row_number() OVER (ORDER BY p.projection_id) - 1)::int AS ord,
+            p.entry_version_id, v.entry_id, v.state = 'active' AS active, p.lexical_length
+          FROM pc_lexical_projections p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
+          WHERE p.scope_id = ${scopeId} AND ${projectionVisibleAt(revision)}
+        )
+        SELECT 'stats' AS kind, NULL::int AS ord, NULL::uuid AS entry_version_id, NULL::uuid AS entry_id,
+          NULL::boolean AS active, s.n AS value, s.avgdl AS average_length, NULL::text AS lexeme,
+          NULL::int[] AS ords, NULL::float8[] AS tfs,
+          (SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${scopeId}) AS purged
+        FROM stats s
+        UNION ALL
+        SELECT 'doc', d.ord, d.entry_version_id, d.entry_id, d.active, d.lexical_length, NULL, NULL, NULL, NULL, NULL
+        FROM docs d
+        UNION ALL
+        SELECT 'lexeme', NULL, NULL, NULL, NULL,
+          ln(1 + (s.n - count(*)::float8 + 0.5) / (count(*)::float8 + 0.5)), NULL, l.lexeme,
+          array_agg(d.ord), array_agg(l.tf), NULL
+        FROM pc_lexical_postings l JOIN docs d ON d.projection_id = l.projection_id CROSS JOIN stats s
+        WHERE l.scope_id = ${scopeId}
+        GROUP BY l.lexeme, s.n`.execute(trx)
+        ).rows;
+      });
+      if (this.#closed) return;
+      cache.hold(lexicalIndexOf(scopeId, revision, rows));
+    } catch {
+      cache.readFailed(scopeId, revision);
+    }
   }
 
   explainLexicalMatches(query: LexicalMatchQuery): Promise<LexicalMatchReport> {
@@ -938,6 +1038,8 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   async close() {
+    this.#closed = true;
+    this.#lexicalIndexes?.clear();
     await this.#db.destroy();
     await this.#onClose?.();
   }
@@ -978,6 +1080,25 @@ interface CandidateRow {
 }
 
 /** `p` (a lexical projection) is the one the index used at `revision`. */
+/**
+ * The `kept` and `stats` steps of a statement that needs BM25's N and average length at a revision:
+ * the scope's statistics row when it describes that revision, else counted from the projections
+ * visible at it. The lexical statement and the in-memory index read them the same way.
+ */
+function bm25Statistics(scopeId: string, revision: number) {
+  return sql`kept AS MATERIALIZED (
+    SELECT s.projections::float8 AS n, s.projection_length::float8 AS total FROM pc_scope_statistics s
+    WHERE s.scope_id = ${scopeId} AND s.revision = ${revision}
+  ), stats AS MATERIALIZED (
+    SELECT k.n, CASE WHEN k.n > 0 THEN k.total / k.n ELSE 0 END AS avgdl FROM kept k
+    UNION ALL
+    SELECT count(*)::float8, coalesce(avg(p.lexical_length), 0)::float8
+    FROM pc_lexical_projections p
+    WHERE p.scope_id = ${scopeId} AND ${projectionVisibleAt(revision)}
+    HAVING NOT EXISTS (SELECT 1 FROM kept)
+  )`;
+}
+
 function projectionVisibleAt(revision: number) {
   return sql`p.revision <= ${revision} AND (p.superseded_revision IS NULL OR p.superseded_revision > ${revision})`;
 }

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { type LexicalSearchQuery, lexicalProjectionPolicy, MemoryService } from '@powercontext/memory-core';
+import { createFakeEmbedder } from '@powercontext/memory-core/testing';
+import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from './database.js';
+import { LexicalIndexCache } from './lexical-index-cache.js';
+import { migrateToLatest } from './migrate.js';
+import { openPGlite } from './pglite/open-pglite.js';
+import { createPGliteDialect } from './pglite/pglite-driver.js';
+import { PostgresMemoryStore } from './postgres-memory-store.js';
+import { createTestDatabase, type TestDatabase } from './testing-support/test-database.js';
+
+/**
+ * The lexical index in memory (RFC 0002) must answer what the lexical statement answers: the same
+ * candidates, in the same order, with the same scores and matched terms, for any query, limit and
+ * revision it holds, and never a revision's past that a purge has rewritten.
+ */
+
+const VOCABULARY = [
+  'harbour',
+  'lantern',
+  'orchid',
+  'granite',
+  'velvet',
+  'thunder',
+  'meadow',
+  'copper',
+  'falcon',
+  'ember',
+  'glacier',
+  'saffron',
+  'willow',
+  'quartz',
+  'ripple',
+  'cobalt',
+  'juniper',
+  'marble',
+  'tundra',
+  'zephyr',
+  'running',
+  'runs',
+  'ran',
+  'the',
+  'and',
+  'of',
+  'café',
+  'naïve',
+  '2024',
+  'x-ray',
+];
+
+/** A deterministic corpus: short turns over a small vocabulary, so terms repeat and scores tie. */
+function corpus(count: number, seed: number): string[] {
+  let state = seed;
+  const next = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state;
+  };
+  return Array.from({ length: count }, () => {
+    const words = 2 + (next() % 9);
+    return Array.from({ length: words }, () => VOCABULARY[next() % VOCABULARY.length]).join(' ');
+  });
+}
+
+const QUERIES = [
+  'harbour lantern',
+  'the orchid of granite',
+  'velvet thunder meadow copper falcon ember glacier',
+  'running ran runs',
+  'cafe naive',
+  'x-ray 2024',
+  'nothing matches zzzq',
+  'the and of',
+  'saffron',
+  'willow quartz ripple cobalt juniper marble tundra zephyr',
+];
+
+interface Backend {
+  db: Kysely<Database>;
+  close(): Promise<void>;
+}
+
+function describeSameAnswers(name: string, open: () => Promise<Backend>) {
+  describe(`the lexical index in memory on ${name}`, () => {
+    let backend: Backend;
+    let cache: LexicalIndexCache;
+    let cached: PostgresMemoryStore;
+    let statement: PostgresMemoryStore;
+    let service: MemoryService;
+    const scopeId = `lexical-cache-${randomUUID()}`;
+    const bm25 = createRrfRetrievalPolicy().bm25;
+
+    beforeAll(async () => {
+      backend = await open();
+      cache = new LexicalIndexCache({ minSearches: 1 });
+      cached = new PostgresMemoryStore({
+        db: backend.db,
+        textSearchConfig: 'english',
+        lexicalIndexCache: cache,
+      });
+      statement = new PostgresMemoryStore({
+        db: backend.db,
+        textSearchConfig: 'english',
+        lexicalIndexCache: false,
+      });
+      const embedder = createFakeEmbedder();
+      await cached.prepareEmbeddingProfile(embedder.profile);
+      service = new MemoryService({
+        store: cached,
+        embedder,
+        retrievalPolicy: {
+          ...createRrfRetrievalPolicy(),
+          lexicalProjection: lexicalProjectionPolicy([0.5, 0.25]),
+        },
+      });
+      const texts = corpus(240, 7);
+      for (let start = 0; start < texts.length; start += 80) {
+        await service.remember(scopeId, {
+          entries: texts.slice(start, start + 80).map((text, offset) => ({
+            text,
+            position: {
+              sourceId: `conversation-${Math.floor((start + offset) / 20)}`,
+              order: (start + offset) % 20,
+            },
+          })),
+        });
+      }
+    }, 120_000);
+    afterAll(async () => {
+      await cached?.close().catch(() => {});
+      await backend?.close();
+    });
+
+    /** Searches through the statement, lets the cache read the index, and waits until it holds it. */
+    async function holdIndex(revision: number): Promise<void> {
+      await cached.lexicalSearch({ scopeId, revision, query: 'harbour', limit: 5, bm25 });
+      await expect.poll(() => cache.lookup(scopeId, revision) !== undefined, { timeout: 20_000 }).toBe(true);
+    }
+
+    async function expectSameAnswers(revision: number) {
+      const answered = cache.counts.answered;
+      for (const query of QUERIES) {
+        for (const limit of [1, 7, 40, 500]) {
+          const asked: LexicalSearchQuery = { scopeId, revision, query, limit, bm25 };
+          const [fromMemory, fromStatement] = [
+            await cached.lexicalSearch(asked),
+            await statement.lexicalSearch(asked),
+          ];
+          expect(fromMemory, `${query} (limit ${limit})`).toEqual(fromStatement);
+        }
+      }
+      // Every one of those answers came from the index in memory, none from the statement.
+      expect(cache.counts.answered - answered).toBe(QUERIES.length * 4);
+    }
+
+    it('answers every query as the statement does, ties and limits included', {
+      timeout: 120_000,
+    }, async () => {
+      const head = (await cached.head(scopeId))!.revision;
+      await holdIndex(head);
+      await expectSameAnswers(head);
+      const first = await statement.lexicalSearch({
+        scopeId,
+        revision: head,
+        query: 'harbour lantern',
+        limit: 40,
+        bm25,
+      });
+      expect(first.candidates.length).toBeGreaterThan(5);
+    });
+
+    it('answers a new revision (revised, forgotten entries) from the statement, then from its own index', {
+      timeout: 120_000,
+    }, async () => {
+      const before = (await cached.head(scopeId))!.revision;
+      const listed = await cached.listEntries({ scopeId, revision: before, state: 'active', limit: 10 });
+      await service.revise(scopeId, { entryId: listed[0]!.entryId, text: 'harbour harbour lantern zephyr' });
+      await service.forget(scopeId, { entryId: listed[1]!.entryId });
+      const head = (await cached.head(scopeId))!.revision;
+      expect(cache.lookup(scopeId, head)).toBeUndefined();
+      await holdIndex(head);
+      await expectSameAnswers(head);
+    });
+
+    it('drops an index whose past a purge rewrote, and answers as the statement does', {
+      timeout: 120_000,
+    }, async () => {
+      const head = (await cached.head(scopeId))!.revision;
+      await holdIndex(head);
+      const victim = (
+        await cached.lexicalSearch({ scopeId, revision: head, query: 'harbour lantern', limit: 1, bm25 })
+      ).candidates[0]!;
+      await service.purge(scopeId, { entryId: victim.entryId });
+      // The revision the index was read at: the purge rewrote it, so the answer must not hold the entry.
+      const asked = { scopeId, revision: head, query: 'harbour lantern', limit: 40, bm25 };
+      const answer = await cached.lexicalSearch(asked);
+      expect(answer.candidates.map((candidate) => candidate.entryId)).not.toContain(victim.entryId);
+      expect(answer).toEqual(await statement.lexicalSearch(asked));
+      // Read again after the purge, the index answers as the statement does.
+      await holdIndex(head);
+      expect(cache.lookup(scopeId, head)?.purgeMark).toBeGreaterThan(head);
+      await expectSameAnswers(head);
+    });
+  });
+}
+
+let database: TestDatabase | undefined;
+describeSameAnswers('PostgreSQL', async () => {
+  database = await createTestDatabase();
+  const pool = new pg.Pool({ connectionString: database.connectionString, max: 3 });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await migrateToLatest(db, 'english');
+  return {
+    db,
+    close: async () => {
+      await db.destroy().catch(() => {});
+      await database?.drop();
+    },
+  };
+});
+
+describeSameAnswers('PGlite', async () => {
+  const { pglite, release } = await openPGlite(undefined);
+  const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
+  await migrateToLatest(db, 'english');
+  return {
+    db,
+    close: async () => {
+      await db.destroy().catch(() => {});
+      await release();
+    },
+  };
+});

@@ -1,0 +1,262 @@
+import type { Bm25Parameters, LexicalCandidate } from '@powercontext/memory-core';
+
+/**
+ * An in-process copy of one scope's lexical index as it stood at one revision: every projection
+ * visible at that revision (its entry, version, state and length) and, per lexeme, the projections
+ * that hold it with their term frequencies, plus the BM25 figures (N, average length) the statement
+ * would use at that revision. Read from the database in one statement (`readLexicalIndex`); PostgreSQL
+ * stays the one source of truth, and this is only a faster way to compute what the lexical statement
+ * computes (RFC 0002, "The lexical index in memory").
+ */
+export interface ScopeLexicalIndex {
+  scopeId: string;
+  revision: number;
+  /** The scope's newest purge revision when the index was read (null: none). A purge rewrites the past. */
+  purgeMark: number | null;
+  /** BM25's N and average document length at the revision, as the lexical statement takes them. */
+  projections: number;
+  averageLength: number;
+  entryIds: string[];
+  entryVersionIds: string[];
+  /** 1 where the projection's version is active. */
+  active: Uint8Array;
+  lengths: Float64Array;
+  /** Per lexeme: its idf at the revision (computed by the database), and its postings. */
+  postings: Map<string, LexemePostings>;
+  /** Postings held, the unit of the cache's budget. */
+  size: number;
+}
+
+export interface LexemePostings {
+  idf: number;
+  docs: Int32Array;
+  tfs: Float64Array;
+}
+
+export interface LexicalIndexCacheOptions {
+  /** Postings (one per lexeme and projection) the cache may hold over all scopes. Default 8,000,000. */
+  maxPostings?: number;
+  /**
+   * Searches of a scope at one revision before its index is read: at least this many, and one more per
+   * 50,000 of the scope's total projection length (BM25's N times its average length, about the words
+   * indexed, neighbours' included), so that a large index is read only where it is searched enough to
+   * pay for the read. Default 2.
+   */
+  minSearches?: number;
+}
+
+const DEFAULT_MAX_POSTINGS = 8_000_000;
+const DEFAULT_MIN_SEARCHES = 2;
+const LENGTH_PER_EXTRA_SEARCH = 50_000;
+
+/**
+ * The lexical indexes of the scopes searched most recently, one revision per scope, within a budget of
+ * postings (least recently used first out). Keyed by (scope, revision) and checked against the scope's
+ * purge mark on every use, so it never answers for a revision it does not hold: a write makes a new
+ * revision (a miss, so the statement answers), and a purge, which rewrites old revisions, drops it.
+ */
+export class LexicalIndexCache {
+  readonly #maxPostings: number;
+  readonly #minSearches: number;
+  /** Scope -> its index; Map order is the use order (a use moves it last). */
+  readonly #indexes = new Map<string, ScopeLexicalIndex>();
+  /** Scope -> searches answered by the statement at `revision`, to decide when to read the index. */
+  readonly #misses = new Map<string, { revision: number; count: number }>();
+  readonly #reading = new Set<string>();
+  #held = 0;
+  /** Lexical searches answered from memory, and indexes read, since the cache was made. */
+  readonly counts = { answered: 0, read: 0 };
+
+  constructor(options: LexicalIndexCacheOptions = {}) {
+    this.#maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;
+    this.#minSearches = options.minSearches ?? DEFAULT_MIN_SEARCHES;
+  }
+
+  /** The scope's index at exactly `revision`, if held. */
+  lookup(scopeId: string, revision: number): ScopeLexicalIndex | undefined {
+    const index = this.#indexes.get(scopeId);
+    if (!index || index.revision !== revision) return undefined;
+    this.#indexes.delete(scopeId);
+    this.#indexes.set(scopeId, index);
+    return index;
+  }
+
+  /**
+   * Counts a search the statement answered; true when the scope's index at this revision should now be
+   * read (the caller reads it and hands it to `hold`, or calls `readFailed`).
+   */
+  missed(scopeId: string, revision: number, totalLength: number): boolean {
+    const seen = this.#misses.get(scopeId);
+    const count = seen?.revision === revision ? seen.count + 1 : 1;
+    this.#misses.set(scopeId, { revision, count });
+    const needed = this.#minSearches + Math.floor(totalLength / LENGTH_PER_EXTRA_SEARCH);
+    const key = `${scopeId}\u0000${revision}`;
+    if (count < needed || this.#reading.has(key)) return false;
+    this.#reading.add(key);
+    return true;
+  }
+
+  hold(index: ScopeLexicalIndex): void {
+    this.#reading.delete(`${index.scopeId}\u0000${index.revision}`);
+    this.counts.read += 1;
+    if (index.size > this.#maxPostings) return;
+    this.drop(index.scopeId);
+    this.#misses.delete(index.scopeId);
+    this.#indexes.set(index.scopeId, index);
+    this.#held += index.size;
+    for (const [scopeId, oldest] of this.#indexes) {
+      if (this.#held <= this.#maxPostings) break;
+      this.#indexes.delete(scopeId);
+      this.#held -= oldest.size;
+    }
+  }
+
+  readFailed(scopeId: string, revision: number): void {
+    this.#reading.delete(`${scopeId}\u0000${revision}`);
+  }
+
+  drop(scopeId: string): void {
+    const index = this.#indexes.get(scopeId);
+    if (!index) return;
+    this.#indexes.delete(scopeId);
+    this.#held -= index.size;
+  }
+
+  clear(): void {
+    this.#indexes.clear();
+    this.#misses.clear();
+    this.#held = 0;
+  }
+}
+
+/**
+ * BM25 over an index held in memory, computed exactly as the lexical statement computes it, so that
+ * both give the same candidates in the same order and the same scores, to the bit: each lexeme's idf
+ * as the database computed it (`ln`), the rest of the formula in float8 (JavaScript numbers),
+ * each candidate's terms summed in the order of `lexemes` (the statement sums them in lexeme order:
+ * the caller passes the query's distinct lexemes as the database sorted them), the limit's score
+ * found over every scored projection, then the active ones at or above it ordered by score, entry id
+ * and version id (UUIDs compare as their lowercase hex text does).
+ */
+export function scoreLexicalIndex(
+  index: ScopeLexicalIndex,
+  lexemes: readonly string[],
+  limit: number,
+  { k1, b, delta }: Bm25Parameters,
+): LexicalCandidate[] {
+  const scores = new Float64Array(index.entryIds.length);
+  const matched = new Int32Array(index.entryIds.length);
+  const touched: number[] = [];
+  const averageLength = Math.max(index.averageLength, 1e-9);
+  for (const lexeme of lexemes) {
+    const list = index.postings.get(lexeme);
+    if (!list) continue;
+    const { idf } = list;
+    const df = list.docs.length;
+    for (let at = 0; at < df; at++) {
+      const doc = list.docs[at]!;
+      const tf = list.tfs[at]!;
+      const part =
+        idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * index.lengths[doc]!) / averageLength)) + delta);
+      if (matched[doc] === 0) {
+        touched.push(doc);
+        scores[doc] = part;
+      } else {
+        scores[doc]! += part;
+      }
+      matched[doc]! += 1;
+    }
+  }
+  if (touched.length === 0) return [];
+  const kept = Math.max(limit, 1);
+  let threshold = Number.NEGATIVE_INFINITY;
+  if (touched.length >= kept) {
+    const ranked = touched.map((doc) => scores[doc]!).sort((left, right) => right - left);
+    threshold = ranked[kept - 1]!;
+  }
+  const { entryIds, entryVersionIds } = index;
+  return touched
+    .filter((doc) => scores[doc]! >= threshold && index.active[doc] === 1)
+    .sort(
+      (left, right) =>
+        scores[right]! - scores[left]! ||
+        compareText(entryIds[left]!, entryIds[right]!) ||
+        compareText(entryVersionIds[left]!, entryVersionIds[right]!),
+    )
+    .slice(0, limit)
+    .map((doc, at) => ({
+      entryId: entryIds[doc]!,
+      entryVersionId: entryVersionIds[doc]!,
+      rank: at + 1,
+      score: scores[doc]!,
+      matchedTerms: matched[doc]!,
+    }));
+}
+
+function compareText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/**
+ * One row of the statement that reads an index (`readLexicalIndex`): the figures (`value` is N), a
+ * projection (`value` is its length) or a lexeme (`value` is its idf).
+ */
+export interface LexicalIndexRow {
+  kind: 'stats' | 'doc' | 'lexeme';
+  ord: number | null;
+  entry_version_id: string | null;
+  entry_id: string | null;
+  active: boolean | null;
+  value: number | null;
+  average_length: number | null;
+  lexeme: string | null;
+  ords: number[] | null;
+  tfs: number[] | null;
+  purged: number | null;
+}
+
+/** Builds the in-memory index from the rows of one read. */
+export function lexicalIndexOf(
+  scopeId: string,
+  revision: number,
+  rows: readonly LexicalIndexRow[],
+): ScopeLexicalIndex {
+  const docs = rows.filter((row) => row.kind === 'doc');
+  const entryIds = new Array<string>(docs.length);
+  const entryVersionIds = new Array<string>(docs.length);
+  const active = new Uint8Array(docs.length);
+  const lengths = new Float64Array(docs.length);
+  for (const row of docs) {
+    const ord = row.ord!;
+    entryIds[ord] = row.entry_id!;
+    entryVersionIds[ord] = row.entry_version_id!;
+    active[ord] = row.active ? 1 : 0;
+    lengths[ord] = Number(row.value);
+  }
+  const postings = new Map<string, LexemePostings>();
+  let size = 0;
+  for (const row of rows) {
+    if (row.kind !== 'lexeme') continue;
+    const ords = Int32Array.from(row.ords!);
+    postings.set(row.lexeme!, {
+      idf: Number(row.value),
+      docs: ords,
+      tfs: Float64Array.from(row.tfs!, Number),
+    });
+    size += ords.length;
+  }
+  const stats = rows.find((row) => row.kind === 'stats');
+  return {
+    scopeId,
+    revision,
+    purgeMark: stats?.purged ?? null,
+    projections: Number(stats?.value ?? 0),
+    averageLength: Number(stats?.average_length ?? 0),
+    entryIds,
+    entryVersionIds,
+    active,
+    lengths,
+    postings,
+    size,
+  };
+}
