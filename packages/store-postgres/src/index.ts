@@ -14,7 +14,13 @@ export { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from './database-bounds.
 export { MIGRATION_LOCK_KEY, type MigrationOutcome, migrateToLatest } from './migrate.js';
 export { installedPGliteVersion } from './pglite/open-pglite.js';
 export { createPGliteDialect } from './pglite/pglite-driver.js';
-export { type PGliteHandle, type PGliteSession, PGliteThread } from './pglite/pglite-thread.js';
+export {
+  type PGliteHandle,
+  type PGliteOpenOptions,
+  type PGliteSession,
+  PGliteThread,
+  prestartPGliteThread,
+} from './pglite/pglite-thread.js';
 export { PostgresMemoryStore, type PostgresMemoryStoreOptions } from './postgres-memory-store.js';
 export {
   PostgresRateLimits,
