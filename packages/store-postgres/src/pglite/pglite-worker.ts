@@ -3,6 +3,7 @@
  * sends, one at a time, in the order they came. Started by `PGliteThread`, never imported.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parentPort, threadId } from 'node:worker_threads';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
@@ -24,6 +25,9 @@ const port = parentPort!;
 // thread started ahead of the open (prestartPGliteThread) has this behind it by then.
 const loading = Promise.all([import('@electric-sql/pglite'), pgliteExtensions()]);
 loading.catch(() => {}); // reported by the open
+// PostgreSQL's WebAssembly module is read and compiled then too; if that fails, PGlite does it itself.
+const compiled = compilePGliteModule();
+compiled.catch(() => {});
 
 let pglite: PGlite;
 port.once('message', (open: PGliteOpen) => {
@@ -38,7 +42,9 @@ async function openDatabase(open: PGliteOpen): Promise<void> {
       open.sharedBuffers === undefined
         ? {}
         : { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${open.sharedBuffers}`] };
-    const create = (options: PGliteOptions = {}) => PGlite.create({ ...options, extensions });
+    const pgliteWasmModule = await compiled.catch(() => undefined);
+    const create = (options: PGliteOptions = {}) =>
+      PGlite.create({ ...options, extensions, ...(pgliteWasmModule ? { pgliteWasmModule } : {}) });
     pglite =
       open.pgliteDir === undefined
         ? await createInMemory(create, startParams)
@@ -50,6 +56,16 @@ async function openDatabase(open: PGliteOpen): Promise<void> {
   }
   port.on('message', serve);
   port.postMessage({ ready: true } satisfies PGliteReady);
+}
+
+/** PGlite's `pglite.wasm`, compiled (the compiler's tier is V8's: `--liftoff-only` where the command set it). */
+async function compilePGliteModule(): Promise<PGliteOptions['pgliteWasmModule']> {
+  const bytes = await readFile(new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite')));
+  // The global WebAssembly object; this package's types (no DOM library) do not declare it.
+  const { WebAssembly: wasm } = globalThis as unknown as {
+    WebAssembly: { compile(bytes: Uint8Array): Promise<PGliteOptions['pgliteWasmModule']> };
+  };
+  return wasm.compile(bytes);
 }
 
 /**
