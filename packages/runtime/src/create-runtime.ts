@@ -66,6 +66,12 @@ export interface CreateRuntimeOptions {
   additionalObserver?: SearchObserver;
   /** Told where each read ran: the primary or a read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL). */
   onRead?: (target: 'primary' | 'replica') => void;
+  /**
+   * PostgreSQL's shared_buffers for the embedded store in this process (e.g. `32MB`); default the data
+   * directory's own, 128 MB. PGlite zeroes the whole pool at every start, so a short-lived process that
+   * reads little (the server's `memory` commands) opens faster with a small one. Ignored on PostgreSQL.
+   */
+  pgliteSharedBuffers?: string;
   /** An application-provided decision backend; it replaces the one built from the environment. */
   decisionModel?: DecisionModel;
   /**
@@ -185,7 +191,7 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
       : requireGateBackend(container.resolve(TOKENS.decisionBackend));
   const opened = options.store
     ? { store: options.store }
-    : await openStore(config, container.resolve(TOKENS.logger));
+    : await openStore(config, container.resolve(TOKENS.logger), options.pgliteSharedBuffers);
   const store = opened.store;
   const replicated = opened.replicated;
   container.register(TOKENS.store, { useValue: store });
@@ -479,12 +485,17 @@ interface OpenedStore {
   replicated?: ReplicatedStore;
 }
 
-async function openStore(config: RuntimeConfig, logger: Logger): Promise<OpenedStore> {
+async function openStore(
+  config: RuntimeConfig,
+  logger: Logger,
+  pgliteSharedBuffers: string | undefined,
+): Promise<OpenedStore> {
   if (config.store.kind !== 'postgres') {
     return {
       store: await createPGliteMemoryStore({
         dataDir: config.store.dataDir,
         textSearchConfig: config.textSearchConfig,
+        ...(pgliteSharedBuffers === undefined ? {} : { sharedBuffers: pgliteSharedBuffers }),
       }),
     };
   }

@@ -28,6 +28,12 @@ export interface StoreOptions {
 export interface PGliteStoreOptions extends StoreOptions {
   /** Directory to persist to; omit for an in-memory database (tests). */
   dataDir?: string;
+  /**
+   * PostgreSQL's shared_buffers for this open (`<n>kB`, `<n>MB` or `<n>GB`), default the cluster's own
+   * (128 MB). PGlite zeroes the whole pool at every start, so a short-lived process that reads little
+   * opens faster with a small one (the `memory` commands use 32MB); the data directory keeps its setting.
+   */
+  sharedBuffers?: string;
 }
 
 export interface PostgresStoreOptions extends StoreOptions {
@@ -112,7 +118,10 @@ export async function createPGliteMemoryStore(
   let pglite: PGliteThread;
   try {
     if (claimed) await seedMigratedCluster(claimed.pgliteDir, textSearchConfig, migrateAndClose);
-    pglite = await PGliteThread.open(claimed?.pgliteDir);
+    pglite = await PGliteThread.open(
+      claimed?.pgliteDir,
+      options.sharedBuffers === undefined ? {} : { sharedBuffers: options.sharedBuffers },
+    );
   } catch (error) {
     release();
     throw error;

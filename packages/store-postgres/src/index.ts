@@ -15,7 +15,13 @@ export { LexicalIndexCache, type LexicalIndexCacheOptions } from './lexical-inde
 export { MIGRATION_LOCK_KEY, type MigrationOutcome, migrateToLatest } from './migrate.js';
 export { installedPGliteVersion } from './pglite/open-pglite.js';
 export { createPGliteDialect } from './pglite/pglite-driver.js';
-export { type PGliteHandle, type PGliteSession, PGliteThread } from './pglite/pglite-thread.js';
+export {
+  type PGliteHandle,
+  type PGliteOpenOptions,
+  type PGliteSession,
+  PGliteThread,
+  prestartPGliteThread,
+} from './pglite/pglite-thread.js';
 export { PostgresMemoryStore, type PostgresMemoryStoreOptions } from './postgres-memory-store.js';
 export {
   PostgresRateLimits,

@@ -7,7 +7,7 @@ import {
   type SearchModeRequest,
 } from '@powercontext/memory-core';
 import { checkIdempotencyKey } from './idempotency-flag.js';
-import { IMPORT_COMMAND, type ImportArgs, parseImportArgs } from './import-command.js';
+import { IMPORT_COMMAND, type ImportArgs, parseImportArgs } from './import-args.js';
 import { isStoreFlag, STORE_FLAGS_USAGE, type StoreOverrides } from './runtime-flags.js';
 
 export const MEMORY_SUBCOMMANDS = [
@@ -279,7 +279,7 @@ export function parseMemoryArgs(argv: readonly string[]): MemoryArgs | MemoryHel
   }
   const name = command as MemorySubcommand;
   const usage = memoryCommandUsage(name);
-  // import takes a FILE besides flags: its own small parser (import-command.ts).
+  // import takes a FILE besides flags: its own small parser (import-args.ts).
   if (name === 'import') {
     const parsed = withUsage(usage, () => parseImportArgs(rest));
     return parsed === 'help' ? { help: usage, exitCode: 0 } : parsed;

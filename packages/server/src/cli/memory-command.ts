@@ -1,29 +1,7 @@
-import { InvalidImportLineError } from '@powercontext/memory-core';
 import type { Runtime } from '@powercontext/runtime';
-import { buildRedactedExplain } from '../http/explain.js';
-import { toApiError } from '../http/to-api-error.js';
-import {
-  toArtifactRef,
-  toChange,
-  toEntryVersion,
-  toOptionalArtifactRef,
-  toPurgedMarkers,
-  toPurgeTombstone,
-  toSearchHit,
-} from '../http/wire.js';
-import { checkImportFile, importFailureJson, importFailureText, runImport } from './import-command.js';
+import { checkImportFile } from './import-args.js';
 import { type MemoryArgs, MemoryArgsError, memoryCommandUsage, parseMemoryArgs } from './memory-args.js';
-import {
-  changesText,
-  entryText,
-  entryWriteText,
-  listText,
-  purgeText,
-  reembedText,
-  rememberText,
-  searchText,
-} from './memory-output.js';
-import { openRuntime } from './runtime-flags.js';
+import { openRuntime, prestartStore } from './runtime-flags.js';
 
 export interface MemoryCommandOptions {
   /** The environment to configure the runtime from; default `process.env`. */
@@ -61,14 +39,19 @@ export async function runMemoryCommand(argv: string[], options: MemoryCommandOpt
     }
   }
   let runtime = options.runtime;
+  if (!runtime) await prestartStore(args.store, options.env);
+  // The operations' modules load alongside the runtime's.
+  const operations = import('./memory-operations.js');
+  operations.catch(() => {}); // awaited below, unless the runtime fails to open first
   if (!runtime) {
-    const opened = await openRuntime(args.store, options.env);
+    const opened = await openRuntime(args.store, options.env, sharedBuffersFor(args.command));
     if ('failure' in opened) {
       console.error(`powercontext memory: ${opened.failure}`);
       return 1;
     }
     runtime = opened.runtime;
   }
+  const { execute, reportFailure } = await operations;
   try {
     const { json, text } = await execute(runtime, args);
     console.log(args.json ? JSON.stringify(json, null, 2) : text);
@@ -80,206 +63,12 @@ export async function runMemoryCommand(argv: string[], options: MemoryCommandOpt
   }
 }
 
-async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unknown; text: string }> {
-  if (args.command === 'import') return runImport(runtime, args);
-  if (args.command === 'reembed') {
-    const scopes = args.scope === undefined ? await runtime.memory.scopes() : [args.scope];
-    const counts: { scope_id: string; reembedded: number }[] = [];
-    for (const scopeId of scopes)
-      counts.push({ scope_id: scopeId, reembedded: await runtime.memory.reembed(scopeId) });
-    const profile = runtime.capabilities().embeddingProfile.id;
-    return { json: { embedding_profile: profile, scopes: counts }, text: reembedText(profile, counts) };
-  }
-  const memory = runtime.memory.forScope(args.scope);
-  switch (args.command) {
-    case 'remember': {
-      const source =
-        args.source === undefined
-          ? {}
-          : {
-              sources: [
-                { sourceId: args.source, ...(args.locator === undefined ? {} : { locator: args.locator }) },
-              ],
-            };
-      const result = await memory.remember(
-        {
-          entries: args.texts.map((text) => ({
-            text,
-            ...(args.kind === undefined ? {} : { kind: args.kind }),
-            ...source,
-            ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
-          })),
-        },
-        keyOf(args),
-      );
-      const body = {
-        memory: toArtifactRef(result.memory),
-        entries: result.entries.map((entry) => ({
-          entry_id: entry.entryId,
-          entry_version_id: entry.entryVersionId,
-          status: entry.status,
-        })),
-      };
-      return { json: body, text: replayNote(rememberText(args.scope, body), result) };
-    }
-    case 'search': {
-      const result = await memory.search(
-        {
-          query: args.query,
-          ...(args.limit === undefined ? {} : { limit: args.limit }),
-          ...(args.mode === undefined ? {} : { mode: args.mode }),
-        },
-        args.explain ? { explain: true } : {},
-      );
-      const found = result.memory;
-      const body = {
-        memory: toOptionalArtifactRef(found),
-        mode: result.mode,
-        hits: found ? result.hits.map((hit) => toSearchHit(hit, found)) : [],
-      };
-      if (!args.explain) return { json: body, text: searchText(args.scope, body) };
-      const explain = buildRedactedExplain(result, runtime.capabilities().retrievalPolicyId);
-      return { json: { ...body, explain }, text: searchText(args.scope, body, explain) };
-    }
-    case 'list': {
-      const page = await memory.list({
-        ...(args.state === undefined ? {} : { state: args.state }),
-        ...(args.revision === undefined ? {} : { revision: args.revision }),
-        ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
-        ...(args.limit === undefined ? {} : { limit: args.limit }),
-      });
-      const body = {
-        memory: toOptionalArtifactRef(page.memory),
-        entries: page.entries.map(toEntryVersion),
-        ...toPurgedMarkers(page.purged),
-        ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
-      };
-      return { json: body, text: listText(args.scope, args.state ?? 'active', body) };
-    }
-    case 'get': {
-      const found = await memory.get({
-        entryId: args.entry,
-        ...(args.revision === undefined ? {} : { revision: args.revision }),
-      });
-      const body = { memory: toArtifactRef(found.memory), entry: toEntryVersion(found.entry) };
-      return { json: body, text: entryText(body) };
-    }
-    case 'changes': {
-      const page = await memory.changes({
-        ...(args.fromRevision === undefined ? {} : { fromRevision: args.fromRevision }),
-        ...(args.toRevision === undefined ? {} : { toRevision: args.toRevision }),
-        ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
-        ...(args.limit === undefined ? {} : { limit: args.limit }),
-      });
-      const body = {
-        memory: toOptionalArtifactRef(page.memory),
-        from_revision: page.fromRevision,
-        to_revision: page.toRevision,
-        changes: page.changes.map(toChange),
-        ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
-      };
-      return { json: body, text: changesText(args.scope, body) };
-    }
-    case 'purge': {
-      // In process, the caller is the local user: the tombstone records it as `local`, as a keyless server does.
-      const result = await memory.purge({ entryId: args.entry, purgedBy: 'local' }, keyOf(args));
-      const body = {
-        memory: toArtifactRef(result.memory),
-        status: result.status,
-        tombstone: toPurgeTombstone(result.tombstone),
-      };
-      return { json: body, text: replayNote(purgeText(body), result) };
-    }
-    case 'revise':
-    case 'forget':
-    case 'reactivate': {
-      const written =
-        args.command === 'forget'
-          ? await memory.forget({ entryId: args.entry }, keyOf(args))
-          : args.command === 'reactivate'
-            ? await memory.reactivate({ entryId: args.entry }, keyOf(args))
-            : await memory.revise(
-                {
-                  entryId: args.entry,
-                  text: args.text,
-                  ...(args.kind === undefined ? {} : { kind: args.kind }),
-                  ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
-                },
-                keyOf(args),
-              );
-      const body = {
-        memory: toArtifactRef(written.memory),
-        entry_id: written.entry.entryId,
-        entry_version_id: written.entry.entryVersionId,
-        status: written.status,
-      };
-      return { json: body, text: replayNote(entryWriteText(args.command, body), written) };
-    }
-  }
-}
-
-/** The write options of a command given --idempotency-key. */
-function keyOf(args: { idempotencyKey?: string }): { idempotencyKey?: string } {
-  return args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey };
-}
-
-/** The text of a write, saying so when it is the stored first result of its idempotency key. */
-function replayNote(text: string, result: { replayed?: true }): string {
-  return result.replayed
-    ? `${text}\n(replayed: the first result of this --idempotency-key; nothing was written now)`
-    : text;
-}
-
-/** The flag that sets a request field, e.g. `entries.0.sources.0.source_id` -> `--source`. */
-const FIELD_FLAGS: Record<string, string> = {
-  scope_id: '--scope',
-  entry_id: '--entry',
-  source_id: '--source',
-  query: '--query',
-  limit: '--limit',
-  mode: '--mode',
-  state: '--state',
-  revision: '--revision',
-  from_revision: '--from-revision',
-  to_revision: '--to-revision',
-  cursor: '--cursor',
-  text: '--text',
-  kind: '--kind',
-  metadata: '--metadata',
-  locator: '--locator',
-};
-
-function flagOf(field: string): string {
-  const names = field.split('.').filter((part) => !/^\d+$/.test(part));
-  // The first named segment (e.g. `metadata` of `metadata.team`), else the last (`text` of `entries.0.text`).
-  const known = names.find(
-    (name) => name !== 'entries' && name !== 'sources' && FIELD_FLAGS[name] !== undefined,
-  );
-  return known ? FIELD_FLAGS[known]! : field;
-}
-
-function reportFailure(error: unknown, args: MemoryArgs): number {
-  if (error instanceof InvalidImportLineError) {
-    if (args.json) console.error(JSON.stringify(importFailureJson(error)));
-    else for (const line of importFailureText(error)) console.error(line);
-    return 2;
-  }
-  const apiError = toApiError(error);
-  const exitCode = apiError.code === 'invalid_request' ? 2 : 1;
-  if (args.json) {
-    console.error(JSON.stringify(apiError.body()));
-    return exitCode;
-  }
-  const issues = apiError.details?.issues;
-  if (apiError.code === 'invalid_request' && issues && issues.length > 0) {
-    for (const issue of issues) console.error(`${flagOf(issue.field)}: ${issue.rule}`);
-    return exitCode;
-  }
-  // Locally, an unexpected failure is shown as it is: the person at the terminal owns the process.
-  const message =
-    apiError.code === 'internal_error' && error instanceof Error ? error.message : apiError.message;
-  console.error(
-    `error ${apiError.code}: ${message}${apiError.retryable ? ' (retrying later may succeed)' : ''}`,
-  );
-  return exitCode;
+/**
+ * A memory command runs one operation on a cold buffer pool and exits, so the embedded store opens with
+ * a small one: PGlite zeroes the whole pool at every start, and the cluster's 128 MB cost several
+ * tenths of a second there (rfcs/0001, "Start-up"). The bulk writes (import, reembed) keep the
+ * cluster's pool.
+ */
+function sharedBuffersFor(command: MemoryArgs['command']): { pgliteSharedBuffers?: string } {
+  return command === 'import' || command === 'reembed' ? {} : { pgliteSharedBuffers: '32MB' };
 }

@@ -19,6 +19,27 @@ export type StoreOverrides = Partial<Record<StoreFlag, string>>;
 
 type Env = Record<string, string | undefined>;
 
+/** The environment with the store flags applied. */
+function storeEnv(overrides: StoreOverrides, env: Env): Env {
+  const merged: Env = { ...env };
+  for (const [flag, value] of Object.entries(overrides) as [StoreFlag, string][])
+    merged[STORE_FLAGS[flag]] = value;
+  // A --data-dir given on the command line means the embedded store, whatever the environment says.
+  if (overrides['--data-dir'] !== undefined && overrides['--database-url'] === undefined) {
+    delete merged.POWERCONTEXT_SERVER_DATABASE_URL;
+  }
+  return merged;
+}
+
+/**
+ * Once the arguments are known to be valid: when they and the environment select the embedded store,
+ * its PGlite thread starts loading now, while the command loads the rest of its modules (it opens
+ * nothing; rfcs/0001, "Start-up").
+ */
+export async function prestartStore(overrides: StoreOverrides, env: Env = process.env): Promise<void> {
+  (await import('@powercontext/runtime/prestart')).prestartEmbeddedStore(storeEnv(overrides, env));
+}
+
 /**
  * Opens the runtime from the environment with the store flags applied. Start-up failures (invalid
  * configuration, a database that cannot be reached, a data directory held by another process) come
@@ -27,18 +48,12 @@ type Env = Record<string, string | undefined>;
 export async function openRuntime(
   overrides: StoreOverrides,
   env: Env = process.env,
+  options: { pgliteSharedBuffers?: string } = {},
 ): Promise<{ runtime: Runtime } | { failure: string }> {
-  const merged: Env = { ...env };
-  for (const [flag, value] of Object.entries(overrides) as [StoreFlag, string][])
-    merged[STORE_FLAGS[flag]] = value;
-  // A --data-dir given on the command line means the embedded store, whatever the environment says.
-  if (overrides['--data-dir'] !== undefined && overrides['--database-url'] === undefined) {
-    delete merged.POWERCONTEXT_SERVER_DATABASE_URL;
-  }
   try {
     // Loaded here, not at the top: a command checks its arguments before the runtime's module graph loads.
     const { createRuntime } = await import('@powercontext/runtime');
-    return { runtime: await createRuntime({ env: merged }) };
+    return { runtime: await createRuntime({ env: storeEnv(overrides, env), ...options }) };
   } catch (error) {
     return { failure: describeStartupFailure(error, overrides) };
   }

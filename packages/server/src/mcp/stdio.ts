@@ -1,14 +1,12 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ArgsError, parseCommandLine, readFlags } from '@powercontext/cli-support';
-import { LOCAL_PRINCIPAL } from '../auth/principal.js';
 import {
   isStoreFlag,
   openRuntime,
+  prestartStore,
   STORE_FLAGS,
   STORE_FLAGS_USAGE,
   type StoreOverrides,
 } from '../cli/runtime-flags.js';
-import { createMemoryMcpServer } from './memory-tools.js';
 
 /**
  * The tools this command serves, named in its help. Spelled out rather than read from the runtime's
@@ -58,6 +56,13 @@ function parseMcpArgs(argv: readonly string[]): StoreOverrides | 'help' {
 export async function runMcpStdio(argv: string[]): Promise<number> {
   const overrides = parseCommandLine(parseMcpArgs, MCP_USAGE, argv);
   if (typeof overrides === 'number') return overrides;
+  await prestartStore(overrides);
+  // The MCP SDK and the tools load once the arguments are checked, while the store's thread starts.
+  const [{ StdioServerTransport }, { LOCAL_PRINCIPAL }, { createMemoryMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../auth/principal.js'),
+    import('./memory-tools.js'),
+  ]);
   const opened = await openRuntime(overrides);
   if ('failure' in opened) {
     console.error(`powercontext mcp: ${opened.failure}`);

@@ -1,9 +1,7 @@
 import { ArgsError, parseCommandLine, readFlags } from '@powercontext/cli-support';
-import { PowerContextError } from '@powercontext/memory-core';
-import { createLogger } from '../logging/create-logger.js';
-import { handleMcpHttp } from '../mcp/http.js';
-import { loadServerConfig, type ServerFlags } from './server-config.js';
-import { startServer } from './start-server.js';
+import type { PowerContextError } from '@powercontext/memory-core';
+import type { ServerConfig, ServerFlags } from './server-config.js';
+import type { RunningServer } from './start-server.js';
 
 export const SERVER_RUN_USAGE = `Usage: powercontext server run [options]
 
@@ -48,14 +46,27 @@ export async function runServerCommand(
 ): Promise<number> {
   const flags = parseCommandLine(parseServerFlags, SERVER_RUN_USAGE, argv);
   if (typeof flags === 'number') return flags;
-  let config: ReturnType<typeof loadServerConfig>;
+  // Once the flags are checked, the embedded store's thread starts loading PGlite (it opens nothing)
+  // while the server's own modules load (rfcs/0001, "Start-up").
+  const storeUrl = flags.databaseUrl ?? env.POWERCONTEXT_SERVER_DATABASE_URL;
+  if (storeUrl === undefined) (await import('@powercontext/runtime/prestart')).prestartEmbeddedStore(env);
+  const [{ PowerContextError }, { loadServerConfig }, { createLogger }, { handleMcpHttp }, { startServer }] =
+    await Promise.all([
+      import('@powercontext/memory-core'),
+      import('./server-config.js'),
+      import('../logging/create-logger.js'),
+      import('../mcp/http.js'),
+      import('./start-server.js'),
+    ]);
+  const reportStartError = (error: unknown) => reportError(error, PowerContextError.isInstance);
+  let config: ServerConfig;
   try {
     config = loadServerConfig(env, flags);
   } catch (error) {
     return reportStartError(error);
   }
   const logger = createLogger(config.logLevel);
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: RunningServer;
   try {
     server = await startServer(config, {
       logger,
@@ -83,8 +94,11 @@ export async function runServerCommand(
   return 0;
 }
 
-function reportStartError(error: unknown): number {
-  if (PowerContextError.isInstance(error)) {
+function reportError(
+  error: unknown,
+  isPowerContextError: (error: unknown) => error is PowerContextError,
+): number {
+  if (isPowerContextError(error)) {
     console.error(`powercontext server: ${error.code}: ${error.message}`);
     return 1;
   }

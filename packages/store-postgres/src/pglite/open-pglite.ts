@@ -1,10 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { StoreIncompatibleError } from '@powercontext/memory-core';
 import { DataDirLock } from './data-dir-lock.js';
 import { pgliteExtensions } from './pglite-extensions.js';
+import { installedPGliteVersion } from './pglite-version.js';
+
+// In a module of its own so that the PGlite worker reads it without loading memory-core (and zod).
+export { installedPGliteVersion };
 
 export interface OpenedPGlite {
   pglite: PGlite;
@@ -15,14 +18,6 @@ export interface OpenedPGlite {
 interface DataDirManifest {
   format: 1;
   pgliteVersion: string;
-}
-
-/** The installed PGlite version: minor versions are not compatible on disk. */
-export function installedPGliteVersion(): string {
-  const entry = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));
-  let directory = dirname(entry);
-  while (!existsSync(join(directory, 'package.json'))) directory = dirname(directory);
-  return (JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /**

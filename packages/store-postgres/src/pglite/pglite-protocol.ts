@@ -14,6 +14,18 @@ export type PGliteResponse =
   | { id: number; ok: true; result?: PGliteQueryResult }
   | { id: number; ok: false; error: SerializedError };
 
+/**
+ * The first message a worker gets: which database to open. A worker loads PGlite as soon as it starts,
+ * so one started ahead of the open (`prestartPGliteThread`) has that behind it when this arrives.
+ */
+export interface PGliteOpen {
+  op: 'open';
+  /** The PostgreSQL folder; undefined for an in-memory database. */
+  pgliteDir: string | undefined;
+  /** PostgreSQL's shared_buffers for this open (e.g. `32MB`); undefined keeps the cluster's setting. */
+  sharedBuffers?: string;
+}
+
 /** The worker's first message: PGlite is open, or why it is not. */
 export type PGliteReady = { ready: true } | { ready: false; error: SerializedError };
 

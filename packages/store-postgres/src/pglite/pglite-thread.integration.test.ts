@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedPGliteVersion } from './open-pglite.js';
-import { PGliteThread } from './pglite-thread.js';
+import { PGliteThread, prestartPGliteThread } from './pglite-thread.js';
 
 describe('PGlite on a worker thread', () => {
   let pglite: PGliteThread;
@@ -74,6 +74,40 @@ describe('in-memory databases from the empty-cluster copy', () => {
     expect(tables.rows).toEqual([{ n: 0 }]);
     await Promise.all([first.close(), second.close()]);
   }, 60_000);
+});
+
+describe('a PGlite thread started ahead of its open', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pc-pglite-prestart-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes nothing before the open, which takes it and starts with the shared buffers asked for', async () => {
+    const pgliteDir = join(dir, 'pglite');
+    prestartPGliteThread();
+    prestartPGliteThread(); // a second call keeps the one thread
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(pgliteDir)).toBe(false);
+    const pglite = await PGliteThread.open(pgliteDir, { sharedBuffers: '16MB' });
+    try {
+      const shown = await pglite.query<{ shared_buffers: string }>('SHOW shared_buffers');
+      expect(shown.rows).toEqual([{ shared_buffers: '16MB' }]);
+    } finally {
+      await pglite.close();
+    }
+    // The setting held for that run only: the cluster keeps its own.
+    const again = await PGliteThread.open(pgliteDir);
+    try {
+      const shown = await again.query<{ shared_buffers: string }>('SHOW shared_buffers');
+      expect(shown.rows).toEqual([{ shared_buffers: '128MB' }]);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+
+  it('refuses a shared_buffers value that is not a size', async () => {
+    await expect(PGliteThread.open(undefined, { sharedBuffers: '32MB -c fsync=off' })).rejects.toThrow(
+      'is not a size',
+    );
+  });
 });
 
 describe('PGlite worker thread failures', () => {

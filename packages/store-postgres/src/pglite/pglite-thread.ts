@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
   deserializeError,
+  type PGliteOpen,
   type PGliteQueryResult,
   type PGliteReady,
   type PGliteRequest,
@@ -19,6 +20,46 @@ export interface PGliteHandle extends PGliteSession {
   exec(sql: string): Promise<unknown>;
   transaction<T>(callback: (transaction: PGliteSession) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** How PGlite starts for one open. */
+export interface PGliteOpenOptions {
+  /**
+   * PostgreSQL's shared_buffers for this run (`<n>kB`, `<n>MB` or `<n>GB`); default the cluster's own
+   * (128 MB for the store's data directories). PGlite zeroes the whole buffer pool when it starts.
+   */
+  sharedBuffers?: string;
+}
+
+const SHARED_BUFFERS = /^[1-9][0-9]{0,6}(kB|MB|GB)$/;
+
+/** A worker started ahead of its open (prestartPGliteThread), loading PGlite until an open takes it. */
+let spare: Worker | undefined;
+
+/**
+ * Starts a PGlite worker thread now, without opening anything, so that loading PGlite and its
+ * extensions overlaps whatever the caller does before it opens a store (for a command, loading the rest
+ * of its modules). The next `PGliteThread.open` in this process takes it. An unused one never keeps
+ * the process alive, and writes nothing anywhere.
+ */
+export function prestartPGliteThread(): void {
+  if (spare) return;
+  const worker = new Worker(workerFile());
+  const drop = () => {
+    if (spare === worker) spare = undefined;
+  };
+  worker.once('error', drop).once('exit', drop);
+  worker.unref();
+  spare = worker;
+}
+
+function takeSpare(): Worker | undefined {
+  const worker = spare;
+  spare = undefined;
+  if (!worker) return undefined;
+  worker.removeAllListeners('error').removeAllListeners('exit');
+  worker.ref();
+  return worker;
 }
 
 type Pending = { resolve: (response: PGliteResponse) => void; reject: (error: Error) => void };
@@ -47,9 +88,12 @@ export class PGliteThread implements PGliteHandle {
     worker.on('exit', (code) => this.#fail(new Error(`the PGlite worker thread exited (code ${code})`)));
   }
 
-  /** Starts the worker and waits until PGlite is open there (pgvector loaded). */
-  static async open(pgliteDir: string | undefined): Promise<PGliteThread> {
-    const worker = new Worker(workerFile(), { workerData: { pgliteDir } });
+  /** Starts the worker (or takes the prestarted one) and waits until PGlite is open there (pgvector loaded). */
+  static async open(pgliteDir: string | undefined, options: PGliteOpenOptions = {}): Promise<PGliteThread> {
+    const { sharedBuffers } = options;
+    if (sharedBuffers !== undefined && !SHARED_BUFFERS.test(sharedBuffers))
+      throw new Error(`sharedBuffers "${sharedBuffers}" is not a size such as 32MB`);
+    const worker = takeSpare() ?? new Worker(workerFile());
     let onMessage!: (ready: PGliteReady) => void;
     let onError!: (error: Error) => void;
     let onExit!: (code: number) => void;
@@ -58,6 +102,11 @@ export class PGliteThread implements PGliteHandle {
       onError = reject;
       onExit = (code) => reject(new Error(`the PGlite worker thread exited (code ${code}) while opening`));
       worker.once('message', onMessage).once('error', onError).once('exit', onExit);
+      worker.postMessage({
+        op: 'open',
+        pgliteDir,
+        ...(sharedBuffers === undefined ? {} : { sharedBuffers }),
+      } satisfies PGliteOpen);
     }).finally(() => worker.off('message', onMessage).off('error', onError).off('exit', onExit));
     if (!ready.ready) {
       await worker.terminate();

@@ -1,34 +1,71 @@
 /**
  * The worker side of PGliteThread: owns one PGlite instance and runs the statements the main thread
- * sends, one at a time, in the order they came. Started by `openPGliteThread`, never imported.
+ * sends, one at a time, in the order they came. Started by `PGliteThread`, never imported.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { parentPort, threadId } from 'node:worker_threads';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
 import { type HeldTransaction, holdTransaction } from './held-transaction.js';
-import { installedPGliteVersion } from './open-pglite.js';
 import { pgliteExtensions } from './pglite-extensions.js';
 import {
+  type PGliteOpen,
   type PGliteReady,
   type PGliteRequest,
   type PGliteResponse,
   serializeError,
 } from './pglite-protocol.js';
+import { installedPGliteVersion } from './pglite-version.js';
 import { privateTemplateFolder, seedFromTemplate } from './private-templates.js';
 
 const port = parentPort!;
-const { pgliteDir } = workerData as { pgliteDir: string | undefined };
+
+// PGlite and its extensions load as soon as the thread starts, before it is told what to open: a
+// thread started ahead of the open (prestartPGliteThread) has this behind it by then.
+const loading = Promise.all([import('@electric-sql/pglite'), pgliteExtensions()]);
+loading.catch(() => {}); // reported by the open
+// PostgreSQL's WebAssembly module is read and compiled then too; if that fails, PGlite does it itself.
+const compiled = compilePGliteModule();
+compiled.catch(() => {});
 
 let pglite: PGlite;
-try {
-  const [{ PGlite }, extensions] = await Promise.all([import('@electric-sql/pglite'), pgliteExtensions()]);
-  const create = (options: PGliteOptions = {}) => PGlite.create({ ...options, extensions });
-  pglite = pgliteDir === undefined ? await createInMemory(create) : await createOnDisk(create, pgliteDir);
+port.once('message', (open: PGliteOpen) => {
+  void openDatabase(open);
+});
+
+async function openDatabase(open: PGliteOpen): Promise<void> {
+  try {
+    const [{ PGlite }, extensions] = await loading;
+    // Start parameters hold for this run only (postgresql.conf is not written), so they never reach a template.
+    const startParams =
+      open.sharedBuffers === undefined
+        ? {}
+        : { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${open.sharedBuffers}`] };
+    const pgliteWasmModule = await compiled.catch(() => undefined);
+    const create = (options: PGliteOptions = {}) =>
+      PGlite.create({ ...options, extensions, ...(pgliteWasmModule ? { pgliteWasmModule } : {}) });
+    pglite =
+      open.pgliteDir === undefined
+        ? await createInMemory(create, startParams)
+        : await createOnDisk(create, open.pgliteDir, startParams);
+  } catch (error) {
+    port.postMessage({ ready: false, error: serializeError(error) } satisfies PGliteReady);
+    port.close();
+    return;
+  }
+  port.on('message', serve);
   port.postMessage({ ready: true } satisfies PGliteReady);
-} catch (error) {
-  port.postMessage({ ready: false, error: serializeError(error) } satisfies PGliteReady);
-  port.close();
+}
+
+/** PGlite's `pglite.wasm`, compiled (the compiler's tier is V8's: `--liftoff-only` where the command set it). */
+async function compilePGliteModule(): Promise<PGliteOptions['pgliteWasmModule']> {
+  const bytes = await readFile(new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite')));
+  // The global WebAssembly object; this package's types (no DOM library) do not declare it.
+  const { WebAssembly: wasm } = globalThis as unknown as {
+    WebAssembly: { compile(bytes: Uint8Array): Promise<PGliteOptions['pgliteWasmModule']> };
+  };
+  return wasm.compile(bytes);
 }
 
 /**
@@ -37,17 +74,20 @@ try {
  * machine). Tests open many. The copy is made by the first open and written atomically; one that
  * cannot be read is replaced. Only a folder of this user's own, closed to others, is trusted.
  */
-async function createInMemory(create: (options?: PGliteOptions) => Promise<PGlite>): Promise<PGlite> {
+async function createInMemory(
+  create: (options?: PGliteOptions) => Promise<PGlite>,
+  startParams: PGliteOptions,
+): Promise<PGlite> {
   const folder = privateTemplateFolder();
   const file = folder && join(folder, `pglite-${installedPGliteVersion()}-empty-cluster.tar.gz`);
   if (file && existsSync(file)) {
     try {
-      return await create({ loadDataDir: new Blob([readFileSync(file)]) });
+      return await create({ ...startParams, loadDataDir: new Blob([readFileSync(file)]) });
     } catch {
       rmSync(file, { force: true });
     }
   }
-  const fresh = await create();
+  const fresh = await create(startParams);
   if (file) {
     try {
       const dump = Buffer.from(await (await fresh.dumpDataDir('gzip')).arrayBuffer());
@@ -71,6 +111,7 @@ async function createInMemory(create: (options?: PGliteOptions) => Promise<PGlit
 async function createOnDisk(
   create: (options?: PGliteOptions) => Promise<PGlite>,
   dataDir: string,
+  startParams: PGliteOptions,
 ): Promise<PGlite> {
   await seedFromTemplate(
     dataDir,
@@ -79,7 +120,7 @@ async function createOnDisk(
       await (await create({ dataDir: dir })).close();
     },
   );
-  return create({ dataDir });
+  return create({ ...startParams, dataDir });
 }
 
 let held: HeldTransaction<Transaction> | undefined;
@@ -119,7 +160,7 @@ async function run(request: PGliteRequest): Promise<PGliteResponse> {
 }
 
 let queue: Promise<unknown> = Promise.resolve();
-port.on('message', (request: PGliteRequest) => {
+function serve(request: PGliteRequest): void {
   queue = queue.then(async () => {
     let response: PGliteResponse;
     try {
@@ -130,4 +171,4 @@ port.on('message', (request: PGliteRequest) => {
     port.postMessage(response);
     if (request.op === 'close') port.close();
   });
-});
+}
