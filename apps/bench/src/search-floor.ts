@@ -17,7 +17,8 @@ import type { CorpusQuery } from './synthetic-corpus.js';
  * Semantics reproduced, with the runtime's retrieval settings (BM25 and RRF channel weights): the scope's
  * head revision; BM25 over the lexical projections visible at it, N and avgdl
  * of that revision; the lexical admission rule (a candidate matches max(2, ceil(n/4)) of n > 2 distinct
- * query terms, else 1); exact cosine over the profile's vectors of live active versions, admitted at
+ * query terms, else 1; when neither channel admits a candidate, the lexical candidates the rule turned
+ * away); exact cosine over the profile's vectors of live active versions, admitted at
  * the profile's minimum cosine; 40 candidates per channel (max(4 x 10, 32)); weighted RRF (k 60);
  * ties broken by entry id, then entry version id. One statement per search: no separate
  * head read, no index-completeness read (the floor knows the index is complete), no full rows.
@@ -58,14 +59,20 @@ const lexical = ({ bm25: { k1, b, delta } }: FloorSettings) => `
     FROM matches m JOIN idf i USING (lexeme) GROUP BY m.entry_version_id
   ), kth AS MATERIALIZED (
     SELECT s.score FROM scored s ORDER BY s.score DESC LIMIT 1 OFFSET ${FETCH - 1}
+  ), fetched AS MATERIALIZED (
+    SELECT s.entry_version_id, v.entry_id, s.score, s.matched,
+      s.matched >= (SELECT CASE WHEN cardinality(q.lexemes) <= 2 THEN 1 ELSE greatest(2, ceil(cardinality(q.lexemes) / 4.0)) END FROM q) AS admitted
+    FROM scored s JOIN pc_entry_versions v USING (entry_version_id)
+    WHERE s.score >= coalesce((SELECT k.score FROM kth k), '-Infinity'::float8)
+    ORDER BY s.score DESC, v.entry_id, v.entry_version_id LIMIT ${FETCH}
   ), fts AS MATERIALIZED (
     SELECT c.entry_version_id, c.entry_id, row_number() OVER (ORDER BY c.score DESC, c.entry_id, c.entry_version_id) AS rank
-    FROM (
-      SELECT s.entry_version_id, v.entry_id, s.score, s.matched FROM scored s JOIN pc_entry_versions v USING (entry_version_id)
-      WHERE s.score >= coalesce((SELECT k.score FROM kth k), '-Infinity'::float8)
-      ORDER BY s.score DESC, v.entry_id, v.entry_version_id LIMIT ${FETCH}
-    ) c
-    WHERE c.matched >= (SELECT CASE WHEN cardinality(q.lexemes) <= 2 THEN 1 ELSE greatest(2, ceil(cardinality(q.lexemes) / 4.0)) END FROM q)
+    FROM fetched c WHERE c.admitted
+  ), fts_fallback AS MATERIALIZED (
+    -- The admission fallback (policy rrf.v3): when nothing at all was admitted, the fetched candidates
+    -- the rule turned away are the answer, in the channel's order.
+    SELECT c.entry_version_id, c.entry_id, row_number() OVER (ORDER BY c.score DESC, c.entry_id, c.entry_version_id) AS rank
+    FROM fetched c WHERE NOT c.admitted
   )`;
 
 // As in the product, ranks are positions among the admitted of the 40 fetched: admission after the limit.
@@ -94,12 +101,18 @@ const HEAD = `head AS MATERIALIZED (SELECT m.head_revision AS revision FROM pc_m
 
 const floorSql = (settings: FloorSettings): Record<BenchSearchMode, string> => ({
   fts: `WITH ${HEAD}, ${lexical(settings)}
-    SELECT f.entry_version_id FROM fts f ORDER BY f.rank LIMIT ${SEARCH_LIMIT}`,
+    SELECT f.entry_version_id
+    FROM (SELECT * FROM fts UNION ALL SELECT * FROM fts_fallback WHERE NOT EXISTS (SELECT 1 FROM fts)) f
+    ORDER BY f.rank LIMIT ${SEARCH_LIMIT}`,
   vector: `WITH ${HEAD}, ${VECTOR}
     SELECT v.entry_version_id FROM vec v ORDER BY v.rank LIMIT ${SEARCH_LIMIT}`,
   hybrid: `WITH ${HEAD}, ${lexical(settings)}, ${VECTOR}
     SELECT coalesce(f.entry_version_id, v.entry_version_id) AS entry_version_id
-    FROM fts f FULL JOIN vec v USING (entry_version_id)
+    FROM (
+      SELECT * FROM fts
+      UNION ALL
+      SELECT * FROM fts_fallback WHERE NOT EXISTS (SELECT 1 FROM fts) AND NOT EXISTS (SELECT 1 FROM vec)
+    ) f FULL JOIN vec v USING (entry_version_id)
     ORDER BY coalesce(${f8(settings.weights.fts)} / (${RRF_K} + f.rank), 0) + coalesce(${f8(settings.weights.vector)} / (${RRF_K} + v.rank), 0) DESC,
       coalesce(f.entry_id, v.entry_id), entry_version_id
     LIMIT ${SEARCH_LIMIT}`,
