@@ -25,6 +25,8 @@ export interface ScopeLexicalIndex {
   postings: Map<string, LexemePostings>;
   /** Postings held, the unit of the cache's budget. */
   size: number;
+  /** Searches answered from it so far. */
+  uses: number;
 }
 
 export interface LexemePostings {
@@ -48,6 +50,10 @@ export interface LexicalIndexCacheOptions {
 const DEFAULT_MAX_POSTINGS = 8_000_000;
 const DEFAULT_MIN_SEARCHES = 2;
 const LENGTH_PER_EXTRA_SEARCH = 50_000;
+/** After a read, a scope waits this many times the read's duration before the next. */
+const READ_COOL_DOWN = 10;
+const MAX_BACKOFF_DOUBLINGS = 6;
+const MAX_TRACKED_SCOPES = 10_000;
 
 /**
  * The lexical indexes of the scopes searched most recently, one revision per scope, within a budget of
@@ -60,9 +66,8 @@ export class LexicalIndexCache {
   readonly #minSearches: number;
   /** Scope -> its index; Map order is the use order (a use moves it last). */
   readonly #indexes = new Map<string, ScopeLexicalIndex>();
-  /** Scope -> searches answered by the statement at `revision`, to decide when to read the index. */
-  readonly #misses = new Map<string, { revision: number; count: number }>();
-  readonly #reading = new Set<string>();
+  /** Scope -> what decides its next read: searches at one revision, a read in flight, a cool-down. */
+  readonly #scopes = new Map<string, ScopeReads>();
   #held = 0;
   /** Lexical searches answered from memory, and indexes read, since the cache was made. */
   readonly counts = { answered: 0, read: 0 };
@@ -72,36 +77,54 @@ export class LexicalIndexCache {
     this.#minSearches = options.minSearches ?? DEFAULT_MIN_SEARCHES;
   }
 
-  /** The scope's index at exactly `revision`, if held. */
+  /** The scope's index at exactly `revision`, if held; counts as a use of it. */
   lookup(scopeId: string, revision: number): ScopeLexicalIndex | undefined {
     const index = this.#indexes.get(scopeId);
     if (!index || index.revision !== revision) return undefined;
     this.#indexes.delete(scopeId);
     this.#indexes.set(scopeId, index);
+    index.uses += 1;
     return index;
   }
 
   /**
    * Counts a search the statement answered; true when the scope's index at this revision should now be
-   * read (the caller reads it and hands it to `hold`, or calls `readFailed`).
+   * read (the caller reads it and hands it to `hold`, or calls `readFailed`). Besides the searches the
+   * read must pay for, one read runs per scope at a time, and after a read the scope waits ten times
+   * its duration before the next, doubled for each read in a row whose index answered no search before
+   * the scope moved on (a scope written between its searches): reads stay a small share of the
+   * database's time whatever the workload.
    */
   missed(scopeId: string, revision: number, totalLength: number): boolean {
-    const seen = this.#misses.get(scopeId);
-    const count = seen?.revision === revision ? seen.count + 1 : 1;
-    this.#misses.set(scopeId, { revision, count });
+    let scope = this.#scopes.get(scopeId);
+    if (!scope) {
+      if (this.#scopes.size >= MAX_TRACKED_SCOPES) this.#forgetIdleScope();
+      scope = { revision, count: 0, reading: false, startedAt: 0, notBefore: 0, wasted: 0 };
+      this.#scopes.set(scopeId, scope);
+    }
+    if (scope.revision !== revision) {
+      scope.revision = revision;
+      scope.count = 0;
+    }
+    scope.count += 1;
     const needed = this.#minSearches + Math.floor(totalLength / LENGTH_PER_EXTRA_SEARCH);
-    const key = `${scopeId}\u0000${revision}`;
-    if (count < needed || this.#reading.has(key)) return false;
-    this.#reading.add(key);
+    const now = performance.now();
+    if (scope.count < needed || scope.reading || now < scope.notBefore) return false;
+    scope.reading = true;
+    scope.startedAt = now;
     return true;
   }
 
   hold(index: ScopeLexicalIndex): void {
-    this.#reading.delete(`${index.scopeId}\u0000${index.revision}`);
     this.counts.read += 1;
+    const previous = this.#indexes.get(index.scopeId);
+    const scope = this.#scopes.get(index.scopeId);
+    if (scope) {
+      if (previous) scope.wasted = previous.uses === 0 ? scope.wasted + 1 : 0;
+      this.#readEnded(scope);
+    }
     if (index.size > this.#maxPostings) return;
     this.drop(index.scopeId);
-    this.#misses.delete(index.scopeId);
     this.#indexes.set(index.scopeId, index);
     this.#held += index.size;
     for (const [scopeId, oldest] of this.#indexes) {
@@ -111,8 +134,9 @@ export class LexicalIndexCache {
     }
   }
 
-  readFailed(scopeId: string, revision: number): void {
-    this.#reading.delete(`${scopeId}\u0000${revision}`);
+  readFailed(scopeId: string): void {
+    const scope = this.#scopes.get(scopeId);
+    if (scope) this.#readEnded(scope);
   }
 
   drop(scopeId: string): void {
@@ -124,9 +148,37 @@ export class LexicalIndexCache {
 
   clear(): void {
     this.#indexes.clear();
-    this.#misses.clear();
+    this.#scopes.clear();
     this.#held = 0;
   }
+
+  #readEnded(scope: ScopeReads): void {
+    const now = performance.now();
+    scope.reading = false;
+    scope.notBefore =
+      now + READ_COOL_DOWN * (now - scope.startedAt) * 2 ** Math.min(scope.wasted, MAX_BACKOFF_DOUBLINGS);
+  }
+
+  /** Makes room among the tracked scopes: the one tracked longest with no read in flight goes. */
+  #forgetIdleScope(): void {
+    for (const [scopeId, scope] of this.#scopes) {
+      if (scope.reading) continue;
+      this.#scopes.delete(scopeId);
+      return;
+    }
+  }
+}
+
+interface ScopeReads {
+  /** The revision the statement's searches were counted at, and how many. */
+  revision: number;
+  count: number;
+  reading: boolean;
+  /** performance.now() when the last read started, and before which no new read starts. */
+  startedAt: number;
+  notBefore: number;
+  /** Reads in a row whose index answered no search. */
+  wasted: number;
 }
 
 /**
@@ -268,6 +320,7 @@ export async function lexicalIndexOf(
     lengths,
     postings,
     size,
+    uses: 0,
   };
 }
 

@@ -780,7 +780,7 @@ export class PostgresMemoryStore implements MemoryStore {
       if (this.#closed) return;
       cache.hold(index);
     } catch {
-      cache.readFailed(scopeId, revision);
+      cache.readFailed(scopeId);
     }
   }
 

@@ -24,12 +24,20 @@ async function allPages<Page extends { next_cursor?: string }>(
   return pages;
 }
 
-/** All entries of a scope at its head (active and inactive), read page by page at one revision. */
-export async function listAll(url: string, scopeId: string, key?: string): Promise<EntryVersion[]> {
+/**
+ * All entries of a scope at its head (active and inactive), read page by page at one revision; with
+ * `minRevision`, at that revision or later (a read replica waits, or the primary answers).
+ */
+export async function listAll(
+  url: string,
+  scopeId: string,
+  key?: string,
+  minRevision?: number,
+): Promise<EntryVersion[]> {
   const pages = await allPages<ListEntriesResponse>(
     url,
     '/v1/memory/entries/list',
-    { scope_id: scopeId, state: 'all' },
+    { scope_id: scopeId, state: 'all', ...(minRevision === undefined ? {} : { min_revision: minRevision }) },
     key,
   );
   const revisions = new Set(pages.map((page) => page.memory?.revision));
