@@ -689,7 +689,7 @@ export class PostgresMemoryStore implements MemoryStore {
         WHERE ${projectionVisibleAt(query.revision)}
       ), scored AS MATERIALIZED (
         SELECT m.entry_version_id,
-          sum(ln(1 + (s.n - m.df + 0.5) / (m.df + 0.5))
+          sum(${bm25Idf(sql`s.n`, sql`m.df`)}
             * (m.tf * (${k1}::float8 + 1) / (m.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * m.len / greatest(s.avgdl, 1e-9))) + ${delta}::float8)
           ) AS score,
           count(*)::int AS matched_terms
@@ -737,8 +737,8 @@ export class PostgresMemoryStore implements MemoryStore {
    * the revision numbered in projection order, and per lexeme its idf (computed by the database, whose
    * `ln` the statement uses: JavaScript's Math.log may differ in the last bit) and the numbers and term
    * frequencies of the visible projections that hold it, as bytes (`int4send`, `float8send`): exact, and
-   * decoded without parsing text (text arrays of half a million numbers held the event loop 150-200 ms). Runs beside the searches; a failure only leaves the statement
-   * answering.
+   * decoded without parsing text (text arrays of half a million numbers held the event loop 150-200 ms).
+   * Runs beside the searches; a failure only leaves the statement answering.
    */
   async #readLexicalIndex(scopeId: string, revision: number): Promise<void> {
     const cache = this.#lexicalIndexes!;
@@ -768,7 +768,7 @@ export class PostgresMemoryStore implements MemoryStore {
         FROM docs d
         UNION ALL
         SELECT 'lexeme', NULL, NULL, NULL, NULL,
-          ln(1 + (s.n - count(*)::float8 + 0.5) / (count(*)::float8 + 0.5)), NULL, l.lexeme,
+          ${bm25Idf(sql`s.n`, sql`count(*)::float8`)}, NULL, l.lexeme,
           string_agg(int4send(d.ord), ''::bytea), string_agg(float8send(l.tf), ''::bytea), NULL
         FROM pc_lexical_postings l JOIN docs d ON d.projection_id = l.projection_id CROSS JOIN stats s
         WHERE l.scope_id = ${scopeId}
@@ -1083,6 +1083,15 @@ interface CandidateRow {
 }
 
 /** `p` (a lexical projection) is the one the index used at `revision`. */
+/**
+ * BM25's idf of a lexeme found in `df` of `n` projections. The lexical statement and the read of the
+ * in-memory index both compute it with this one expression, so the index's scores equal the
+ * statement's to the bit (RFC 0002, "The lexical index in memory").
+ */
+function bm25Idf(n: RawBuilder<unknown>, df: RawBuilder<unknown>) {
+  return sql`ln(1 + (${n} - ${df} + 0.5) / (${df} + 0.5))`;
+}
+
 /**
  * The `kept` and `stats` steps of a statement that needs BM25's N and average length at a revision:
  * the scope's statistics row when it describes that revision, else counted from the projections

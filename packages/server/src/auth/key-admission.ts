@@ -67,11 +67,11 @@ export class KeyAdmission {
   }
 
   /**
-   * Waits for a search lane, taken in turn with the other keys (SearchLanes); a search or a context
-   * preparation runs its work in one, after `admit`. Rejects with the signal's reason if it aborts.
+   * Runs a search or a context preparation in one of the process's search lanes, taken in turn with
+   * the other keys (SearchLanes), after `admit`. Rejects with the signal's reason if it aborts first.
    */
-  searchLane(principal: Principal, signal?: AbortSignal): Promise<Release> {
-    return this.searchLanes.enter(principal.keyId, signal);
+  inSearchLane<T>(principal: Principal, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    return this.searchLanes.run(principal.keyId, signal, work);
   }
 
   /** `charge`, then `enter`: what one unit of memory work needs. */

@@ -48,8 +48,8 @@ export type McpHttpHandler = (
     parsedBody: unknown;
     /** Charges one tool call to the caller's key (rate limit and in-flight slot); throws `rate_limited`. */
     admitToolCall: () => Release | Promise<Release>;
-    /** Waits for one of the process's search lanes (search and prepare tools); resolves with its release. */
-    searchLane?: (signal: AbortSignal) => Promise<Release>;
+    /** Runs a search or prepare tool's work in one of the process's search lanes. */
+    inSearchLane?: <T>(signal: AbortSignal, work: () => Promise<T>) => Promise<T>;
     /** The request's signal: its timeout abandons tool writes that have not begun their transaction. */
     signal?: AbortSignal;
     /** Told when a tool's write begins its transaction (a timeout then answers write_outcome_unknown). */

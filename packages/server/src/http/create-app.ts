@@ -100,7 +100,10 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
         principal,
         admitToolCall: async () => (await options.admission?.admit(principal)) ?? (() => {}),
         ...(options.admission
-          ? { searchLane: (signal: AbortSignal) => options.admission!.searchLane(principal, signal) }
+          ? {
+              inSearchLane: <T>(signal: AbortSignal, work: () => Promise<T>) =>
+                options.admission!.inSearchLane(principal, signal, work),
+            }
           : {}),
         // The request timeout abandons tool writes that have not begun, and answers
         // write_outcome_unknown once one has.

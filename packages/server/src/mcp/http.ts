@@ -12,8 +12,8 @@ export interface McpHttpContext {
   parsedBody?: unknown;
   /** Charges a tool call to the caller's key (its rate limit and an in-flight slot). */
   admitToolCall?: () => (() => void) | Promise<() => void>;
-  /** Waits for one of the process's search lanes (search_memory, prepare_context); resolves with its release. */
-  searchLane?: (signal: AbortSignal) => Promise<() => void>;
+  /** Runs search_memory's or prepare_context's work in one of the process's search lanes. */
+  inSearchLane?: <T>(signal: AbortSignal, work: () => Promise<T>) => Promise<T>;
   /** Told about failures that are not our typed errors (the caller sees `internal_error`). */
   onInternalError?: (error: unknown, tool: string) => void;
   /** The request's signal: its timeout abandons tool writes that have not begun their transaction. */
@@ -44,7 +44,7 @@ export async function handleMcpHttp(request: Request, context: McpHttpContext): 
     principal: context.principal,
     ...(context.onInternalError ? { onInternalError: context.onInternalError } : {}),
     ...(context.admitToolCall ? { admitToolCall: context.admitToolCall } : {}),
-    ...(context.searchLane ? { searchLane: context.searchLane } : {}),
+    ...(context.inSearchLane ? { inSearchLane: context.inSearchLane } : {}),
     ...(context.signal ? { signal: context.signal } : {}),
     ...(context.onWriteBegin ? { onWriteBegin: context.onWriteBegin } : {}),
   });

@@ -57,10 +57,10 @@ export interface MemoryMcpServerOptions {
    */
   admitToolCall?: () => (() => void) | Promise<() => void>;
   /**
-   * Waits for one of the server's search lanes before search_memory or prepare_context runs (HTTP
-   * only; stdio serves one client). Resolves with the lane's release; rejects if the signal aborts.
+   * Runs search_memory's or prepare_context's work in one of the server's search lanes (HTTP only;
+   * stdio serves one client). Rejects with the signal's reason if it aborts before a lane is free.
    */
-  searchLane?: (signal: AbortSignal) => Promise<() => void>;
+  inSearchLane?: <T>(signal: AbortSignal, work: () => Promise<T>) => Promise<T>;
   /** The HTTP request's signal: its timeout abandons writes that have not begun their transaction. */
   signal?: AbortSignal;
   /** Told when a tool's write begins its transaction: from then on it may commit. */
@@ -144,15 +144,9 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   }
 
   /** Runs a search or a preparation in a search lane, when the server has lanes. */
-  async function inSearchLane<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-    const release = await options.searchLane?.(
-      options.signal ? AbortSignal.any([signal, options.signal]) : signal,
-    );
-    try {
-      return await work();
-    } finally {
-      release?.();
-    }
+  function inSearchLane<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    if (!options.inSearchLane) return work();
+    return options.inSearchLane(options.signal ? AbortSignal.any([signal, options.signal]) : signal, work);
   }
 
   /** How a write tool runs its write: its key, stopped by the call's and the request's signals until it begins. */

@@ -21,17 +21,10 @@ export function requireRuntime(runtime: () => Runtime | undefined): Runtime {
  * Runs a search or a context preparation in one of the process's search lanes (SearchLanes), taken
  * in turn with the other keys; the request's signal (timeout, client gone) stops the wait.
  */
-export async function inSearchLane<T>(
-  c: Context<AppEnv>,
-  options: AppOptions,
-  work: () => Promise<T>,
-): Promise<T> {
-  const release = await options.admission?.searchLane(c.get('principal'), c.get('signal'));
-  try {
-    return await work();
-  } finally {
-    release?.();
-  }
+export function inSearchLane<T>(c: Context<AppEnv>, options: AppOptions, work: () => Promise<T>): Promise<T> {
+  return options.admission
+    ? options.admission.inSearchLane(c.get('principal'), c.get('signal'), work)
+    : work();
 }
 
 /**
