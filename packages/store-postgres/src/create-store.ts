@@ -12,6 +12,7 @@ import { seedMigratedCluster } from './pglite/schema-template.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { rememberDatabase } from './rate-limits.js';
 import { guardStoreErrors, openFailure } from './store-errors.js';
+import type { VectorIndexCacheOptions } from './vector-index-cache.js';
 
 export interface StoreOptions {
   /** PostgreSQL text search configuration used to index and query, default `english`. Fixed per database. */
@@ -23,6 +24,12 @@ export interface StoreOptions {
    * off. Same answers as the lexical statement (RFC 0002, "The lexical index in memory").
    */
   lexicalIndexCache?: LexicalIndexCacheOptions | false;
+  /**
+   * The sparse vectors of often-searched scopes kept in memory per (scope, profile, revision) to choose
+   * which vectors the database scores; `false` turns it off. Same answers as the exact scan (RFC 0002,
+   * "The vector index in memory").
+   */
+  vectorIndexCache?: VectorIndexCacheOptions | false;
 }
 
 export interface PGliteStoreOptions extends StoreOptions {
@@ -196,5 +203,6 @@ function storeTuning(options: StoreOptions) {
       ? {}
       : { exactVectorScanLimit: options.exactVectorScanLimit }),
     ...(options.lexicalIndexCache === undefined ? {} : { lexicalIndexCache: options.lexicalIndexCache }),
+    ...(options.vectorIndexCache === undefined ? {} : { vectorIndexCache: options.vectorIndexCache }),
   };
 }

@@ -37,3 +37,4 @@ export {
   type ReplicatedStoreOptions,
 } from './replicated-store.js';
 export { describeConnectionTarget, isUnavailable } from './store-errors.js';
+export { VectorIndexCache, type VectorIndexCacheOptions } from './vector-index-cache.js';

@@ -1,4 +1,5 @@
 import { type Bm25Parameters, CpuSlice, type LexicalCandidate } from '@powercontext/memory-core';
+import { ScopeIndexCache } from './scope-index-cache.js';
 
 /**
  * An in-process copy of one scope's lexical index as it stood at one revision: every projection
@@ -50,135 +51,65 @@ export interface LexicalIndexCacheOptions {
 const DEFAULT_MAX_POSTINGS = 8_000_000;
 const DEFAULT_MIN_SEARCHES = 2;
 const LENGTH_PER_EXTRA_SEARCH = 50_000;
-/** After a read, a scope waits this many times the read's duration before the next. */
-const READ_COOL_DOWN = 10;
-const MAX_BACKOFF_DOUBLINGS = 6;
-const MAX_TRACKED_SCOPES = 10_000;
 
 /**
  * The lexical indexes of the scopes searched most recently, one revision per scope, within a budget of
- * postings (least recently used first out). Keyed by (scope, revision) and checked against the scope's
- * purge mark on every use, so it never answers for a revision it does not hold: a write makes a new
- * revision (a miss, so the statement answers), and a purge, which rewrites old revisions, drops it.
+ * postings (least recently used first out), read by the rule of ScopeIndexCache. Keyed by (scope,
+ * revision) and checked against the scope's purge mark on every use, so it never answers for a
+ * revision it does not hold: a write makes a new revision (a miss, so the statement answers), and a
+ * purge, which rewrites old revisions, drops it.
  */
 export class LexicalIndexCache {
-  readonly #maxPostings: number;
-  readonly #minSearches: number;
-  /** Scope -> its index; Map order is the use order (a use moves it last). */
-  readonly #indexes = new Map<string, ScopeLexicalIndex>();
-  /** Scope -> what decides its next read: searches at one revision, a read in flight, a cool-down. */
-  readonly #scopes = new Map<string, ScopeReads>();
-  #held = 0;
-  /** Lexical searches answered from memory, and indexes read, since the cache was made. */
-  readonly counts = { answered: 0, read: 0 };
+  readonly #cache: ScopeIndexCache<ScopeLexicalIndex>;
 
   constructor(options: LexicalIndexCacheOptions = {}) {
-    this.#maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;
-    this.#minSearches = options.minSearches ?? DEFAULT_MIN_SEARCHES;
+    this.#cache = new ScopeIndexCache({
+      maxSize: options.maxPostings ?? DEFAULT_MAX_POSTINGS,
+      minSearches: options.minSearches ?? DEFAULT_MIN_SEARCHES,
+      weightPerExtraSearch: LENGTH_PER_EXTRA_SEARCH,
+    });
+  }
+
+  /** Lexical searches answered from memory, and indexes read, since the cache was made. */
+  get counts(): { readonly answered: number; readonly read: number } {
+    return this.#cache.counts;
   }
 
   /** The scope's index at exactly `revision`, if held; counts as a use of it. */
   lookup(scopeId: string, revision: number): ScopeLexicalIndex | undefined {
-    const index = this.#indexes.get(scopeId);
-    if (!index || index.revision !== revision) return undefined;
-    this.#indexes.delete(scopeId);
-    this.#indexes.set(scopeId, index);
-    index.uses += 1;
-    return index;
+    return this.#cache.lookup(scopeId, revision);
+  }
+
+  /** Counts a search answered from memory. */
+  answered(): void {
+    this.#cache.answered();
   }
 
   /**
    * Counts a search the statement answered; true when the scope's index at this revision should now be
-   * read (the caller reads it and hands it to `hold`, or calls `readFailed`). Besides the searches the
-   * read must pay for, one read runs per scope at a time, and after a read the scope waits ten times
-   * its duration before the next, doubled for each read in a row whose index answered no search before
-   * the scope moved on (a scope written between its searches): reads stay a small share of the
-   * database's time whatever the workload.
+   * read (the caller reads it and hands it to `hold`, or calls `readFailed`): after 2 searches at the
+   * revision plus one per 50,000 of the scope's total projection length, one read per scope at a time,
+   * with ScopeIndexCache's cool-down between reads.
    */
   missed(scopeId: string, revision: number, totalLength: number): boolean {
-    let scope = this.#scopes.get(scopeId);
-    if (!scope) {
-      if (this.#scopes.size >= MAX_TRACKED_SCOPES) this.#forgetIdleScope();
-      scope = { revision, count: 0, reading: false, startedAt: 0, notBefore: 0, wasted: 0 };
-      this.#scopes.set(scopeId, scope);
-    }
-    if (scope.revision !== revision) {
-      scope.revision = revision;
-      scope.count = 0;
-    }
-    scope.count += 1;
-    const needed = this.#minSearches + Math.floor(totalLength / LENGTH_PER_EXTRA_SEARCH);
-    const now = performance.now();
-    if (scope.count < needed || scope.reading || now < scope.notBefore) return false;
-    scope.reading = true;
-    scope.startedAt = now;
-    return true;
+    return this.#cache.missed(scopeId, revision, totalLength);
   }
 
   hold(index: ScopeLexicalIndex): void {
-    this.counts.read += 1;
-    const previous = this.#indexes.get(index.scopeId);
-    const scope = this.#scopes.get(index.scopeId);
-    if (scope) {
-      if (previous) scope.wasted = previous.uses === 0 ? scope.wasted + 1 : 0;
-      this.#readEnded(scope);
-    }
-    if (index.size > this.#maxPostings) return;
-    this.drop(index.scopeId);
-    this.#indexes.set(index.scopeId, index);
-    this.#held += index.size;
-    for (const [scopeId, oldest] of this.#indexes) {
-      if (this.#held <= this.#maxPostings) break;
-      this.#indexes.delete(scopeId);
-      this.#held -= oldest.size;
-    }
+    this.#cache.hold(index.scopeId, index);
   }
 
   readFailed(scopeId: string): void {
-    const scope = this.#scopes.get(scopeId);
-    if (scope) this.#readEnded(scope);
+    this.#cache.readFailed(scopeId);
   }
 
   drop(scopeId: string): void {
-    const index = this.#indexes.get(scopeId);
-    if (!index) return;
-    this.#indexes.delete(scopeId);
-    this.#held -= index.size;
+    this.#cache.drop(scopeId);
   }
 
   clear(): void {
-    this.#indexes.clear();
-    this.#scopes.clear();
-    this.#held = 0;
+    this.#cache.clear();
   }
-
-  #readEnded(scope: ScopeReads): void {
-    const now = performance.now();
-    scope.reading = false;
-    scope.notBefore =
-      now + READ_COOL_DOWN * (now - scope.startedAt) * 2 ** Math.min(scope.wasted, MAX_BACKOFF_DOUBLINGS);
-  }
-
-  /** Makes room among the tracked scopes: the one tracked longest with no read in flight goes. */
-  #forgetIdleScope(): void {
-    for (const [scopeId, scope] of this.#scopes) {
-      if (scope.reading) continue;
-      this.#scopes.delete(scopeId);
-      return;
-    }
-  }
-}
-
-interface ScopeReads {
-  /** The revision the statement's searches were counted at, and how many. */
-  revision: number;
-  count: number;
-  reading: boolean;
-  /** performance.now() when the last read started, and before which no new read starts. */
-  startedAt: number;
-  notBefore: number;
-  /** Reads in a row whose index answered no search. */
-  wasted: number;
 }
 
 /**

@@ -70,6 +70,15 @@ import {
   subtractEmbedded,
 } from './search-statistics.js';
 import { guardStoreErrors } from './store-errors.js';
+import {
+  isSparseQuery,
+  type ScopeVectorIndex,
+  VectorIndexCache,
+  type VectorIndexCacheOptions,
+  type VectorIndexRow,
+  vectorCandidates,
+  vectorIndexOf,
+} from './vector-index-cache.js';
 import { quotedArrayLiteral, toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
 
 export interface PostgresMemoryStoreOptions {
@@ -89,6 +98,13 @@ export interface PostgresMemoryStoreOptions {
    * answers are those of the lexical statement. `false` turns it off. Default: on, with its defaults.
    */
   lexicalIndexCache?: LexicalIndexCacheOptions | LexicalIndexCache | false;
+  /**
+   * Keep the sparse vectors of scopes searched often in memory, keyed by (scope, profile, revision), and
+   * let them choose which vectors the database scores (VectorIndexCache; RFC 0002, "The vector index in
+   * memory"). The answers are those of the exact scan. `false` turns it off. Default: on, with its
+   * defaults.
+   */
+  vectorIndexCache?: VectorIndexCacheOptions | VectorIndexCache | false;
 }
 
 /** The MemoryStore port on PostgreSQL-compatible databases (PostgreSQL through `pg`, or PGlite). */
@@ -107,6 +123,7 @@ export class PostgresMemoryStore implements MemoryStore {
    */
   readonly #activeEntries = new Map<string, number>();
   readonly #lexicalIndexes: LexicalIndexCache | undefined;
+  readonly #vectorIndexes: VectorIndexCache | undefined;
   #closed = false;
 
   constructor(options: PostgresMemoryStoreOptions) {
@@ -117,6 +134,13 @@ export class PostgresMemoryStore implements MemoryStore {
     const cache = options.lexicalIndexCache;
     this.#lexicalIndexes =
       cache === false ? undefined : cache instanceof LexicalIndexCache ? cache : new LexicalIndexCache(cache);
+    const vectors = options.vectorIndexCache;
+    this.#vectorIndexes =
+      vectors === false
+        ? undefined
+        : vectors instanceof VectorIndexCache
+          ? vectors
+          : new VectorIndexCache(vectors);
   }
 
   /**
@@ -651,7 +675,7 @@ export class PostgresMemoryStore implements MemoryStore {
       return undefined;
     }
     const lexemes = probe?.lexemes ?? [];
-    this.#lexicalIndexes!.counts.answered += 1;
+    this.#lexicalIndexes!.answered();
     return {
       queryTermCount: lexemes.length,
       candidates: scoreLexicalIndex(index, lexemes, query.limit, query.bm25),
@@ -833,42 +857,93 @@ export class PostgresMemoryStore implements MemoryStore {
       const exact =
         !this.#indexedProfiles.has(query.profileId) ||
         (await this.#liveEntries(query.scopeId, query.revision)) <= this.#exactVectorScanLimit;
-      const rows = exact
-        ? // Exact: every vector of the scope and profile scored and sorted (vectors are stored inline,
-          // migration 0004), then walked in score order, keeping those whose version is live and active
-          // at the revision until `limit` (and the rows tied with the last) are found; their identities
-          // are the answer. The lateral probe makes the walk a nested loop that keeps the score order.
-          await executePrepared(
-            this.#db,
-            sql<CandidateRow & { cosine: number }>`
-            WITH top AS MATERIALIZED (
-              SELECT r.entry_version_id, r.cosine
-              FROM (
-                SELECT e.entry_version_id, ${cosineOf(sql`e.embedding <=> ${toSparseVectorLiteral(query.vector)}::sparsevec`)} AS cosine
-                FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
-                ORDER BY 2 DESC
-              ) r
-              CROSS JOIN LATERAL (
-                SELECT 1 FROM pc_entry_versions v
-                WHERE v.entry_version_id = r.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active'
-                LIMIT 1
-              ) live
-              ORDER BY r.cosine DESC
-              FETCH FIRST (${query.limit}::bigint) ROWS WITH TIES
-            )
-            SELECT v.entry_id, v.entry_version_id, t.cosine
-            FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
-            ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
-            LIMIT ${query.limit}`,
-          )
-        : (await hnswVectorSearch(query).execute(this.#db)).rows;
-      return rows.map((row, index) => ({
-        entryId: row.entry_id,
-        entryVersionId: row.entry_version_id,
-        rank: index + 1,
-        score: Number(row.cosine),
-      }));
+      if (!exact) return toChannelCandidates((await hnswVectorSearch(query).execute(this.#db)).rows);
+      const cache = query.limit > 0 && isSparseQuery(query.vector) ? this.#vectorIndexes : undefined;
+      const held = cache?.lookup(query.scopeId, query.profileId, query.revision);
+      if (held) {
+        const answer = await this.#vectorSearchInMemory(held, query);
+        if (answer) return answer;
+      }
+      const rows = await executePrepared(this.#db, exactVectorSearch(query));
+      const active = this.#activeEntries.get(`${query.revision}:${query.scopeId}`) ?? 0;
+      if (cache?.missed(query.scopeId, query.profileId, query.revision, active)) {
+        void this.#readVectorIndex(query.scopeId, query.profileId, query.revision);
+      }
+      return toChannelCandidates(rows);
     });
+  }
+
+  /**
+   * The exact scan's answer with the vector index in memory choosing what is scored: the versions that
+   * may be among the best (vectorCandidates) are scored by the database with the exact scan's expression
+   * and order, in one statement that also reads the scope's purge mark. Undefined (the exact scan
+   * answers) when too many may be, or when a purge happened since the index was read (it is dropped).
+   */
+  async #vectorSearchInMemory(
+    index: ScopeVectorIndex,
+    query: VectorSearchQuery,
+  ): Promise<ChannelCandidate[] | undefined> {
+    const candidates = vectorCandidates(index, query.vector, query.limit, maxVectorCandidates(query.limit));
+    if (!candidates) return undefined;
+    const rows = await executePrepared(
+      this.#db,
+      sql<{
+        entry_id: string | null;
+        entry_version_id: string | null;
+        cosine: number;
+        purged: number | null;
+      }>`
+      WITH mark AS MATERIALIZED (
+        SELECT (SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${query.scopeId}) AS purged
+      )
+      SELECT m.purged, r.entry_id, r.entry_version_id, r.cosine FROM mark m LEFT JOIN LATERAL (
+        SELECT v.entry_id, v.entry_version_id,
+          ${cosineOf(sql`e.embedding <=> ${toSparseVectorLiteral(query.vector)}::sparsevec`)} AS cosine
+        FROM pc_embeddings e JOIN pc_entry_versions v ON v.entry_version_id = e.entry_version_id
+        WHERE e.entry_version_id = ANY(${quotedArrayLiteral(candidates)}::uuid[]) AND e.profile_id = ${query.profileId}
+        ORDER BY 3 DESC, v.entry_id, v.entry_version_id
+        LIMIT ${query.limit}
+      ) r ON true`,
+    );
+    if ((rows[0]?.purged ?? null) !== index.purgeMark) {
+      this.#vectorIndexes?.drop(query.scopeId);
+      return undefined;
+    }
+    this.#vectorIndexes!.answered();
+    return toChannelCandidates(
+      rows.flatMap(({ entry_id, entry_version_id, cosine }) =>
+        entry_id === null || entry_version_id === null ? [] : [{ entry_id, entry_version_id, cosine }],
+      ),
+    );
+  }
+
+  /**
+   * Reads the scope's vectors of the profile at the revision into memory, in one statement (one
+   * snapshot): every version live and active at the revision with its vector as pgvector's binary form
+   * (`sparsevec_send`: exact float4 values, decoded without parsing text), and the purge mark. Not held
+   * when a version lacks a vector or the vectors are dense (vectorIndexOf). Runs beside the searches; a
+   * failure only leaves the exact scan answering.
+   */
+  async #readVectorIndex(scopeId: string, profileId: string, revision: number): Promise<void> {
+    const cache = this.#vectorIndexes!;
+    try {
+      const { rows } = await sql<VectorIndexRow>`
+        WITH mark AS MATERIALIZED (
+          SELECT (SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${scopeId}) AS purged
+        )
+        SELECT v.entry_version_id, sparsevec_send(e.embedding) AS vector, m.purged
+        FROM pc_entry_versions v
+        LEFT JOIN pc_embeddings e ON e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId}
+        CROSS JOIN mark m
+        WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'`.execute(this.#db);
+      if (this.#closed) return;
+      const index = await vectorIndexOf(scopeId, profileId, revision, rows);
+      if (this.#closed) return;
+      if (index) cache.hold(index);
+      else cache.readFailed(scopeId, profileId);
+    } catch {
+      cache.readFailed(scopeId, profileId);
+    }
   }
 
   /** Active entries at the revision: remembered from the statistics read, else counted up to the limit. */
@@ -1043,6 +1118,7 @@ export class PostgresMemoryStore implements MemoryStore {
   async close() {
     this.#closed = true;
     this.#lexicalIndexes?.clear();
+    this.#vectorIndexes?.clear();
     await this.#db.destroy();
     await this.#onClose?.();
   }
@@ -1074,6 +1150,49 @@ export function hnswVectorSearch(query: VectorSearchQuery) {
     SELECT v.entry_id, v.entry_version_id, ${cosineOf(sql`n.distance`)} AS cosine
     FROM nearest n JOIN pc_entry_versions v ON v.entry_version_id = n.entry_version_id
     ORDER BY ${cosineOf(sql`n.distance`)} DESC, v.entry_id, v.entry_version_id`;
+}
+
+/**
+ * The exact vector channel: every vector of the scope and profile scored and sorted (vectors are stored
+ * inline, migration 0004), then walked in score order, keeping those whose version is live and active
+ * at the revision until `limit` (and the rows tied with the last) are found; their identities are the
+ * answer. The lateral probe makes the walk a nested loop that keeps the score order.
+ */
+function exactVectorSearch(query: VectorSearchQuery) {
+  return sql<CandidateRow & { cosine: number }>`
+    WITH top AS MATERIALIZED (
+      SELECT r.entry_version_id, r.cosine
+      FROM (
+        SELECT e.entry_version_id, ${cosineOf(sql`e.embedding <=> ${toSparseVectorLiteral(query.vector)}::sparsevec`)} AS cosine
+        FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
+        ORDER BY 2 DESC
+      ) r
+      CROSS JOIN LATERAL (
+        SELECT 1 FROM pc_entry_versions v
+        WHERE v.entry_version_id = r.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active'
+        LIMIT 1
+      ) live
+      ORDER BY r.cosine DESC
+      FETCH FIRST (${query.limit}::bigint) ROWS WITH TIES
+    )
+    SELECT v.entry_id, v.entry_version_id, t.cosine
+    FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
+    ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
+    LIMIT ${query.limit}`;
+}
+
+/** The most versions the vector index in memory may hand the database to score. */
+function maxVectorCandidates(limit: number): number {
+  return Math.max(4 * limit, limit + 64);
+}
+
+function toChannelCandidates(rows: readonly (CandidateRow & { cosine: number })[]): ChannelCandidate[] {
+  return rows.map((row, index) => ({
+    entryId: row.entry_id,
+    entryVersionId: row.entry_version_id,
+    rank: index + 1,
+    score: Number(row.cosine),
+  }));
 }
 
 /** What a channel returns of a candidate: its identity, never its content (see `entryVersions`). */

@@ -27,8 +27,8 @@ export function toSparseVectorLiteral(vector: readonly number[]): string {
 
 /**
  * Literals as one PostgreSQL array literal, for a cast such as `::vector[]`: each element quoted. For
- * vector literals only (digits, signs, dots, exponents, commas, colons, slashes, brackets and braces:
- * nothing that needs escaping inside double quotes). Built here rather than by the driver, since
+ * vector literals and UUIDs only (digits, letters, signs, dots, exponents, commas, colons, slashes,
+ * brackets and braces: nothing that needs escaping inside double quotes). Built here rather than by the driver, since
  * drivers differ in how they quote array elements.
  */
 export function quotedArrayLiteral(literals: readonly string[]): string {

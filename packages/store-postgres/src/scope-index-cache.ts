@@ -1,0 +1,160 @@
+/**
+ * What a cache of per-scope indexes needs of an index: the revision it describes, its size in the
+ * cache's budget unit, and how many searches it has answered.
+ */
+export interface CachedIndex {
+  revision: number;
+  size: number;
+  uses: number;
+}
+
+export interface ScopeIndexCacheOptions {
+  /** The budget over all held indexes, in the indexes' size unit (least recently used out). */
+  maxSize: number;
+  /** Searches of a key at one revision before its index is read: at least this many... */
+  minSearches: number;
+  /** ...and one more per this much of the caller's weight (about the cost of the read). */
+  weightPerExtraSearch: number;
+}
+
+/** After a read, a key waits this many times the read's duration before the next. */
+const READ_COOL_DOWN = 10;
+const MAX_BACKOFF_DOUBLINGS = 6;
+const MAX_TRACKED_KEYS = 10_000;
+
+/**
+ * In-memory indexes of the scopes searched most recently, one revision per key, within a budget
+ * (least recently used first out), and the rule for when to read one. Keyed by (key, revision): a
+ * write makes a new revision, which is a miss, so the database answers. What else can change a
+ * revision's past (a purge) is the caller's to check on every use. The lexical index (per scope) and
+ * the vector index (per scope and embedding profile) share this (RFC 0002, "Indexes in memory").
+ */
+export class ScopeIndexCache<T extends CachedIndex> {
+  readonly #options: ScopeIndexCacheOptions;
+  /** Key -> its index; Map order is the use order (a use moves it last). */
+  readonly #indexes = new Map<string, T>();
+  /** Key -> what decides its next read: searches at one revision, a read in flight, a cool-down. */
+  readonly #keys = new Map<string, KeyReads>();
+  #held = 0;
+  /** Searches answered from memory, and indexes read, since the cache was made. */
+  readonly counts = { answered: 0, read: 0 };
+
+  constructor(options: ScopeIndexCacheOptions) {
+    this.#options = options;
+  }
+
+  /** The key's index at exactly `revision`, if held; counts as a use of it. */
+  lookup(key: string, revision: number): T | undefined {
+    const index = this.#indexes.get(key);
+    if (!index || index.revision !== revision) return undefined;
+    this.#indexes.delete(key);
+    this.#indexes.set(key, index);
+    index.uses += 1;
+    return index;
+  }
+
+  /** Counts a search answered from memory. */
+  answered(): void {
+    this.counts.answered += 1;
+  }
+
+  /**
+   * Counts a search the database answered; true when the key's index at this revision should now be
+   * read (the caller reads it and hands it to `hold`, or calls `readFailed`). Besides the searches the
+   * read must pay for, one read runs per key at a time, and after a read the key waits ten times its
+   * duration before the next, doubled for each read in a row whose index answered no search before the
+   * scope moved on (a scope written between its searches): reads stay a small share of the database's
+   * time whatever the workload.
+   */
+  missed(key: string, revision: number, weight: number): boolean {
+    let reads = this.#keys.get(key);
+    if (!reads) {
+      if (this.#keys.size >= MAX_TRACKED_KEYS) this.#forgetIdleKey();
+      reads = { revision, count: 0, reading: false, startedAt: 0, notBefore: 0, wasted: 0 };
+      this.#keys.set(key, reads);
+    }
+    if (reads.revision !== revision) {
+      reads.revision = revision;
+      reads.count = 0;
+    }
+    reads.count += 1;
+    const needed = this.#options.minSearches + Math.floor(weight / this.#options.weightPerExtraSearch);
+    const now = performance.now();
+    if (reads.count < needed || reads.reading || now < reads.notBefore) return false;
+    reads.reading = true;
+    reads.startedAt = now;
+    return true;
+  }
+
+  /** Holds a read index (within the budget; one larger than the whole budget is not held). */
+  hold(key: string, index: T): void {
+    this.counts.read += 1;
+    const previous = this.#indexes.get(key);
+    const reads = this.#keys.get(key);
+    if (reads) {
+      if (previous) reads.wasted = previous.uses === 0 ? reads.wasted + 1 : 0;
+      this.#readEnded(reads);
+    }
+    if (index.size > this.#options.maxSize) return;
+    this.drop(key);
+    this.#indexes.set(key, index);
+    this.#held += index.size;
+    for (const [heldKey, oldest] of this.#indexes) {
+      if (this.#held <= this.#options.maxSize) break;
+      this.#indexes.delete(heldKey);
+      this.#held -= oldest.size;
+    }
+  }
+
+  /** A read that failed or found nothing worth holding: the key cools down as after a read. */
+  readFailed(key: string): void {
+    const reads = this.#keys.get(key);
+    if (reads) this.#readEnded(reads);
+  }
+
+  drop(key: string): void {
+    const index = this.#indexes.get(key);
+    if (!index) return;
+    this.#indexes.delete(key);
+    this.#held -= index.size;
+  }
+
+  /** Drops every held index whose key satisfies `test`. */
+  dropWhere(test: (key: string) => boolean): void {
+    for (const key of [...this.#indexes.keys()]) if (test(key)) this.drop(key);
+  }
+
+  clear(): void {
+    this.#indexes.clear();
+    this.#keys.clear();
+    this.#held = 0;
+  }
+
+  #readEnded(reads: KeyReads): void {
+    const now = performance.now();
+    reads.reading = false;
+    reads.notBefore =
+      now + READ_COOL_DOWN * (now - reads.startedAt) * 2 ** Math.min(reads.wasted, MAX_BACKOFF_DOUBLINGS);
+  }
+
+  /** Makes room among the tracked keys: the one tracked longest with no read in flight goes. */
+  #forgetIdleKey(): void {
+    for (const [key, reads] of this.#keys) {
+      if (reads.reading) continue;
+      this.#keys.delete(key);
+      return;
+    }
+  }
+}
+
+interface KeyReads {
+  /** The revision the database's searches were counted at, and how many. */
+  revision: number;
+  count: number;
+  reading: boolean;
+  /** performance.now() when the last read started, and before which no new read starts. */
+  startedAt: number;
+  notBefore: number;
+  /** Reads in a row whose index answered no search. */
+  wasted: number;
+}

@@ -1,0 +1,270 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { type Embedder, MemoryService, type VectorSearchQuery } from '@powercontext/memory-core';
+import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from './database.js';
+import { migrateToLatest } from './migrate.js';
+import { openPGlite } from './pglite/open-pglite.js';
+import { createPGliteDialect } from './pglite/pglite-driver.js';
+import { PostgresMemoryStore } from './postgres-memory-store.js';
+import { createTestDatabase, type TestDatabase } from './testing-support/test-database.js';
+import { VectorIndexCache } from './vector-index-cache.js';
+
+/**
+ * The vector index in memory (RFC 0002) only chooses which vectors the database scores: the answer
+ * must be the exact scan's, the same versions in the same order with the same scores, for any query,
+ * limit and revision it holds, ties at the last place included, and never a past a purge rewrote.
+ */
+
+const DIMENSION = 256;
+
+/**
+ * Signed sparse vectors, as the local embedder makes (12 to 40 non-zero values of 256), from a hash of
+ * each word, so texts that share words point the same way and equal texts tie exactly.
+ */
+function createSparseEmbedder(): Embedder {
+  return {
+    profile: { id: 'test.signed-sparse.v1', dimension: DIMENSION, normalization: 'l2', minCosine: 0 },
+    async embed(texts) {
+      return texts.map((text) => {
+        const vector = new Array<number>(DIMENSION).fill(0);
+        for (const word of text.toLowerCase().split(/\s+/).filter(Boolean)) {
+          const digest = createHash('sha256').update(word).digest();
+          for (let at = 0; at < 4; at++) {
+            const slot = digest.readUInt16BE(at * 2) % DIMENSION;
+            const value = (digest[8 + at]! - 127.5) / 64;
+            vector[slot] = (vector[slot] ?? 0) + value;
+          }
+        }
+        const norm = Math.hypot(...vector) || 1;
+        return vector.map((value) => value / norm);
+      });
+    },
+  };
+}
+
+const VOCABULARY =
+  'harbour lantern orchid granite velvet thunder meadow copper falcon ember glacier saffron willow quartz ripple cobalt juniper marble tundra zephyr'.split(
+    ' ',
+  );
+
+/** A deterministic corpus: short turns over a small vocabulary, so directions repeat and cosines tie. */
+function corpus(count: number, seed: number): string[] {
+  let state = seed;
+  const next = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state;
+  };
+  return Array.from({ length: count }, () => {
+    const words = 1 + (next() % 6);
+    return Array.from({ length: words }, () => VOCABULARY[next() % VOCABULARY.length]).join(' ');
+  });
+}
+
+const QUERIES = [
+  'harbour lantern',
+  'orchid granite velvet',
+  'thunder',
+  'meadow copper falcon ember glacier saffron',
+  'willow willow quartz',
+  'unheard-of words only',
+];
+const LIMITS = [1, 7, 40, 700];
+
+interface Backend {
+  db: Kysely<Database>;
+  close(): Promise<void>;
+}
+
+function describeSameAnswers(name: string, open: () => Promise<Backend>) {
+  describe(`the vector index in memory on ${name}`, () => {
+    let backend: Backend;
+    let cache: VectorIndexCache;
+    let cached: PostgresMemoryStore;
+    let statement: PostgresMemoryStore;
+    let service: MemoryService;
+    const embedder = createSparseEmbedder();
+    const profileId = embedder.profile.id;
+    const scopeId = `vector-cache-${randomUUID()}`;
+
+    beforeAll(async () => {
+      backend = await open();
+      cache = new VectorIndexCache({ minSearches: 1 });
+      cached = new PostgresMemoryStore({
+        db: backend.db,
+        textSearchConfig: 'english',
+        lexicalIndexCache: false,
+        vectorIndexCache: cache,
+      });
+      statement = new PostgresMemoryStore({
+        db: backend.db,
+        textSearchConfig: 'english',
+        lexicalIndexCache: false,
+        vectorIndexCache: false,
+      });
+      await cached.prepareEmbeddingProfile(embedder.profile);
+      service = new MemoryService({ store: cached, embedder, retrievalPolicy: createRrfRetrievalPolicy() });
+      const texts = corpus(600, 11);
+      for (let start = 0; start < texts.length; start += 200) {
+        await service.remember(scopeId, {
+          entries: texts.slice(start, start + 200).map((text) => ({ text })),
+        });
+      }
+    }, 120_000);
+    afterAll(async () => {
+      await cached?.close().catch(() => {});
+      await backend?.close();
+    });
+
+    async function vectorOf(text: string): Promise<number[]> {
+      return (await embedder.embed([text]))[0]!;
+    }
+
+    /** Searches through the exact scan, lets the cache read the vectors, and waits until it holds them. */
+    async function holdIndex(revision: number): Promise<void> {
+      const vector = await vectorOf('harbour');
+      await expect
+        .poll(
+          async () => {
+            await cached.vectorSearch({ scopeId, revision, profileId, vector, limit: 5 });
+            return cache.lookup(scopeId, profileId, revision) !== undefined;
+          },
+          { timeout: 30_000, interval: 100 },
+        )
+        .toBe(true);
+    }
+
+    /** Every query and limit answers as the exact scan does; returns how many came from memory. */
+    async function expectSameAnswers(revision: number): Promise<number> {
+      const answered = cache.counts.answered;
+      for (const text of QUERIES) {
+        const vector = await vectorOf(text);
+        for (const limit of LIMITS) {
+          const asked: VectorSearchQuery = { scopeId, revision, profileId, vector, limit };
+          const [fromMemory, fromStatement] = [
+            await cached.vectorSearch(asked),
+            await statement.vectorSearch(asked),
+          ];
+          expect(fromMemory, `${text} (limit ${limit})`).toEqual(fromStatement);
+        }
+      }
+      return cache.counts.answered - answered;
+    }
+
+    it('answers every query as the exact scan does, ties and limits included', {
+      timeout: 120_000,
+    }, async () => {
+      const head = (await cached.head(scopeId))!.revision;
+      await holdIndex(head);
+      const fromMemory = await expectSameAnswers(head);
+      // Most answers' candidates came from memory (a query whose k-th cosine is about 0 goes to the scan).
+      expect(fromMemory).toBeGreaterThanOrEqual((QUERIES.length - 1) * LIMITS.length - 2);
+      // Ties: equal texts have equal vectors, and the scan's order among them is kept.
+      const answer = await cached.vectorSearch({
+        scopeId,
+        revision: head,
+        profileId,
+        vector: await vectorOf('thunder'),
+        limit: 40,
+      });
+      const scores = answer.map((candidate) => candidate.score);
+      expect(new Set(scores).size).toBeLessThan(scores.length);
+    });
+
+    it('chooses among a handful of candidates, not the whole scope', { timeout: 60_000 }, async () => {
+      const head = (await cached.head(scopeId))!.revision;
+      await holdIndex(head);
+      const index = cache.lookup(scopeId, profileId, head)!;
+      // Equal texts are stored once, so the scope holds each distinct text of the corpus.
+      expect(index.entryVersionIds).toHaveLength(new Set(corpus(600, 11)).size);
+      const { vectorCandidates } = await import('./vector-index-cache.js');
+      const chosen = vectorCandidates(
+        index,
+        await vectorOf('meadow copper falcon ember glacier saffron'),
+        7,
+        71,
+      );
+      expect(chosen).toBeDefined();
+      expect(chosen!.length).toBeGreaterThanOrEqual(7);
+      expect(chosen!.length).toBeLessThanOrEqual(71);
+    });
+
+    it('leaves a dense query to the exact scan', { timeout: 60_000 }, async () => {
+      const head = (await cached.head(scopeId))!.revision;
+      await holdIndex(head);
+      const vector = Array.from({ length: DIMENSION }, (_, at) => ((at % 7) - 3) / 10 || 0.05);
+      const answered = cache.counts.answered;
+      const asked = { scopeId, revision: head, profileId, vector, limit: 10 };
+      expect(await cached.vectorSearch(asked)).toEqual(await statement.vectorSearch(asked));
+      expect(cache.counts.answered).toBe(answered);
+    });
+
+    it('answers a new revision (revised, forgotten entries) from the scan, then from its own index', {
+      timeout: 120_000,
+    }, async () => {
+      const before = (await cached.head(scopeId))!.revision;
+      const listed = await cached.listEntries({ scopeId, revision: before, state: 'active', limit: 10 });
+      await service.revise(scopeId, { entryId: listed[0]!.entryId, text: 'harbour harbour lantern zephyr' });
+      await service.forget(scopeId, { entryId: listed[1]!.entryId });
+      const head = (await cached.head(scopeId))!.revision;
+      expect(cache.lookup(scopeId, profileId, head)).toBeUndefined();
+      await holdIndex(head);
+      expect(await expectSameAnswers(head)).toBeGreaterThan(0);
+      // The revision before the writes is still answered exactly, by the scan.
+      const vector = await vectorOf('harbour lantern');
+      const asked = { scopeId, revision: before, profileId, vector, limit: 40 };
+      expect(await cached.vectorSearch(asked)).toEqual(await statement.vectorSearch(asked));
+    });
+
+    it('drops an index whose past a purge rewrote, and answers as the exact scan does', {
+      timeout: 120_000,
+    }, async () => {
+      const head = (await cached.head(scopeId))!.revision;
+      await holdIndex(head);
+      const vector = await vectorOf('harbour lantern');
+      const victim = (
+        await cached.vectorSearch({ scopeId, revision: head, profileId, vector, limit: 1 })
+      )[0]!;
+      await service.purge(scopeId, { entryId: victim.entryId });
+      // The revision the index was read at: the purge rewrote it, so the answer must not hold the entry.
+      const asked = { scopeId, revision: head, profileId, vector, limit: 40 };
+      const answer = await cached.vectorSearch(asked);
+      expect(answer.map((candidate) => candidate.entryId)).not.toContain(victim.entryId);
+      expect(answer).toEqual(await statement.vectorSearch(asked));
+      // Read again after the purge, the index answers as the exact scan does.
+      await holdIndex(head);
+      expect(cache.lookup(scopeId, profileId, head)?.purgeMark).toBeGreaterThan(head);
+      expect(await expectSameAnswers(head)).toBeGreaterThan(0);
+    });
+  });
+}
+
+let database: TestDatabase | undefined;
+describeSameAnswers('PostgreSQL', async () => {
+  database = await createTestDatabase();
+  const pool = new pg.Pool({ connectionString: database.connectionString, max: 3 });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await migrateToLatest(db, 'english');
+  return {
+    db,
+    close: async () => {
+      await db.destroy().catch(() => {});
+      await database?.drop();
+    },
+  };
+});
+
+describeSameAnswers('PGlite', async () => {
+  const { pglite, release } = await openPGlite(undefined);
+  const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
+  await migrateToLatest(db, 'english');
+  return {
+    db,
+    close: async () => {
+      await db.destroy().catch(() => {});
+      await release();
+    },
+  };
+});
