@@ -29,7 +29,7 @@ export function hashVector(text: string, dimension: number): number[] {
     increment(words, WORD_PREFIX + word);
     const characters = Array.from(WORD_START + word + WORD_END);
     for (let start = 0; start + 3 <= characters.length; start += 1) {
-      increment(trigrams, TRIGRAM_PREFIX + characters.slice(start, start + 3).join(''));
+      increment(trigrams, TRIGRAM_PREFIX + characters[start] + characters[start + 1] + characters[start + 2]);
     }
   }
 
@@ -58,5 +58,6 @@ function normalize(vector: number[]): number[] {
   for (const value of vector) squares += value * value;
   if (squares === 0) return vector;
   const length = Math.sqrt(squares);
-  return vector.map((value) => value / length);
+  for (let at = 0; at < vector.length; at++) vector[at] = vector[at]! / length;
+  return vector;
 }
