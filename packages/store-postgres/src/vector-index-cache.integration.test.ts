@@ -1,15 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type Embedder, MemoryService, type VectorSearchQuery } from '@powercontext/memory-core';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
-import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from './database.js';
-import { migrateToLatest } from './migrate.js';
-import { openPGlite } from './pglite/open-pglite.js';
-import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
-import { createTestDatabase, type TestDatabase } from './testing-support/test-database.js';
+import {
+  type MigratedBackend,
+  openMigratedPGlite,
+  openMigratedPostgres,
+} from './testing-support/migrated-backends.js';
 import { VectorIndexCache } from './vector-index-cache.js';
 
 /**
@@ -73,14 +71,9 @@ const QUERIES = [
 ];
 const LIMITS = [1, 7, 40, 700];
 
-interface Backend {
-  db: Kysely<Database>;
-  close(): Promise<void>;
-}
-
-function describeSameAnswers(name: string, open: () => Promise<Backend>) {
+function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>) {
   describe(`the vector index in memory on ${name}`, () => {
-    let backend: Backend;
+    let backend: MigratedBackend;
     let cache: VectorIndexCache;
     let cached: PostgresMemoryStore;
     let statement: PostgresMemoryStore;
@@ -241,30 +234,5 @@ function describeSameAnswers(name: string, open: () => Promise<Backend>) {
   });
 }
 
-let database: TestDatabase | undefined;
-describeSameAnswers('PostgreSQL', async () => {
-  database = await createTestDatabase();
-  const pool = new pg.Pool({ connectionString: database.connectionString, max: 3 });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  await migrateToLatest(db, 'english');
-  return {
-    db,
-    close: async () => {
-      await db.destroy().catch(() => {});
-      await database?.drop();
-    },
-  };
-});
-
-describeSameAnswers('PGlite', async () => {
-  const { pglite, release } = await openPGlite(undefined);
-  const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
-  await migrateToLatest(db, 'english');
-  return {
-    db,
-    close: async () => {
-      await db.destroy().catch(() => {});
-      await release();
-    },
-  };
-});
+describeSameAnswers('PostgreSQL', openMigratedPostgres);
+describeSameAnswers('PGlite', openMigratedPGlite);
