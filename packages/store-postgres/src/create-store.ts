@@ -156,7 +156,8 @@ export async function createPGliteMemoryStore(
 async function migratedDatabase(pglite: PGliteThread, textSearchConfig: string): Promise<Kysely<Database>> {
   await pglite.exec(ITERATIVE_SCAN);
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
-  await migrateToLatest(db, textSearchConfig);
+  // The data directory's lock makes this process its only opener.
+  await migrateToLatest(db, textSearchConfig, { soleOpener: true });
   return db;
 }
 
