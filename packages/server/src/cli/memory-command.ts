@@ -39,7 +39,7 @@ export async function runMemoryCommand(argv: string[], options: MemoryCommandOpt
     }
   }
   let runtime = options.runtime;
-  if (!runtime) await prestartStore(args.store, options.env);
+  if (!runtime) await prestartStore(args.store, options.env, sharedBuffersFor(args.command));
   // The operations' modules load alongside the runtime's.
   const operations = import('./memory-operations.js');
   operations.catch(() => {}); // awaited below, unless the runtime fails to open first
