@@ -52,6 +52,15 @@ export async function runServerCommand(
   const storeUrl = flags.databaseUrl ?? env.POWERCONTEXT_SERVER_DATABASE_URL;
   const prestart = storeUrl === undefined ? await import('@powercontext/runtime/prestart') : undefined;
   prestart?.prestartEmbeddedStore(env);
+  const loadRest = () =>
+    Promise.all([
+      import('../logging/create-logger.js'),
+      import('../mcp/http.js'),
+      import('./start-server.js'),
+    ]);
+  // On PostgreSQL nothing opens ahead: the server's modules load alongside its configuration's, as before.
+  const rest = prestart ? undefined : loadRest();
+  rest?.catch(() => {}); // awaited below, unless the configuration fails first
   const [{ PowerContextError }, { loadServerConfig }, { bindPort }] = await Promise.all([
     import('@powercontext/memory-core'),
     import('./server-config.js'),
@@ -70,11 +79,7 @@ export async function runServerCommand(
   // opens its store, so an existing embedded data directory starts opening now, while the HTTP stack
   // and the runtime load (rfcs/0001, "Start-up"). The listening line still waits for the open runtime.
   await prestart?.openEmbeddedStoreAhead({ config: config.runtime });
-  const [{ createLogger }, { handleMcpHttp }, { startServer }] = await Promise.all([
-    import('../logging/create-logger.js'),
-    import('../mcp/http.js'),
-    import('./start-server.js'),
-  ]);
+  const [{ createLogger }, { handleMcpHttp }, { startServer }] = await (rest ?? loadRest());
   const logger = createLogger(config.logLevel);
   let server: RunningServer;
   try {
