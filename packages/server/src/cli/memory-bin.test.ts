@@ -83,6 +83,25 @@ describe('powercontext memory (the built bin)', () => {
     expect(snapshot(dataDir)).toEqual(before);
   });
 
+  it('loads neither Hono nor the MCP SDK for a search (rfcs/0001, "Start-up")', { timeout: 120_000 }, () => {
+    // A module hook that names every module the process (and its PGlite thread) loads, on stderr.
+    const hooks = `data:text/javascript,${encodeURIComponent(
+      'export async function load(url, context, next) { process.stderr.write(`loaded ${url}\\n`); return next(url, context); }',
+    )}`;
+    const register = `data:text/javascript,${encodeURIComponent(
+      `import { register } from 'node:module'; register(${JSON.stringify(hooks)});`,
+    )}`;
+    const result = spawnSync(
+      process.execPath,
+      ['--import', register, BIN, 'memory', 'search', '--scope', 'bin', '--query', 'invoices'],
+      { env: { PATH: process.env.PATH ?? '', POWERCONTEXT_SERVER_DATA_DIR: dataDir }, encoding: 'utf8' },
+    );
+    expect(result.status).toBe(0);
+    const loaded = result.stderr.split('\n').filter((line) => line.startsWith('loaded '));
+    expect(loaded.some((line) => line.includes('/kysely/'))).toBe(true); // the hook saw the store load
+    expect(loaded.filter((line) => /\/hono\/|@hono|@modelcontextprotocol/u.test(line))).toEqual([]);
+  });
+
   it('names every memory command in the help of powercontext', () => {
     const result = powercontext(['--help']);
     expect(result.code).toBe(0);
