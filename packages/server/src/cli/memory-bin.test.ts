@@ -86,7 +86,7 @@ describe('powercontext memory (the built bin)', () => {
   it('loads neither Hono nor the MCP SDK for a search (rfcs/0001, "Start-up")', { timeout: 120_000 }, () => {
     // A module hook that names every module the process (and its PGlite thread) loads, on stderr.
     const hooks = `data:text/javascript,${encodeURIComponent(
-      'export async function load(url, context, next) { process.stderr.write(`loaded ${url}\\n`); return next(url, context); }',
+      'export async function load(url, context, next) { process.stderr.write("loaded " + url + "\\n"); return next(url, context); }',
     )}`;
     const register = `data:text/javascript,${encodeURIComponent(
       `import { register } from 'node:module'; register(${JSON.stringify(hooks)});`,
