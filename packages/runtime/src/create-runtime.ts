@@ -36,7 +36,7 @@ import { instanceCachingFactory, container as rootContainer } from 'tsyringe';
 import { ConfigurationError } from './configuration-error.js';
 import { DECISION_ROLES, decisionHandleFor } from './decision-roles.js';
 import { createDecisionWriteAdvisor } from './decision-write-advisor.js';
-import { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
+import { loadRuntimeConfig, type RuntimeConfig, usesAiSdk } from './runtime-config.js';
 import { type ReadRunner, type ScopedMemory, scopedMemory } from './scoped-memory.js';
 import { TOKENS } from './tokens.js';
 
@@ -317,15 +317,6 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
  * names a model: the default set-up (local embedder, no reranker) starts without them.
  */
 let loadedAiSdk: typeof AiSdkAdapters | undefined;
-
-function usesAiSdk(config: RuntimeConfig): boolean {
-  return (
-    config.embedding.kind !== 'local' ||
-    config.decision.model !== undefined ||
-    config.generation.model !== undefined ||
-    config.rerankModel !== undefined
-  );
-}
 
 function aiSdk(): typeof AiSdkAdapters {
   if (!loadedAiSdk) throw new Error('internal: the AI SDK adapters were not loaded for this configuration');

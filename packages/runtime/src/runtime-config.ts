@@ -63,6 +63,25 @@ export interface RuntimeConfig {
   };
 }
 
+/** Whether the configuration names a model, so the runtime loads the AI SDK adapters for it. */
+export function usesAiSdk(config: RuntimeConfig): boolean {
+  return (
+    config.embedding.kind !== 'local' ||
+    config.decision.model !== undefined ||
+    config.generation.model !== undefined ||
+    config.rerankModel !== undefined
+  );
+}
+
+/**
+ * Whether `createRuntime`, given this configuration and no adapters of the application's, has nothing
+ * left to refuse before it opens the store: no model to build, no reranker, no write gate. Only then may
+ * a command open the embedded store ahead of `createRuntime` (`openEmbeddedStoreAhead`).
+ */
+export function opensStoreFirst(config: RuntimeConfig): boolean {
+  return !usesAiSdk(config) && !config.rerank.enabled && config.writeGate.mode === 'disabled';
+}
+
 /** Default RRF weight of the vector channel with the local embedder, measured in RFC 0007. */
 export const LOCAL_EMBEDDER_VECTOR_WEIGHT = 0.1;
 

@@ -18,6 +18,18 @@ function preferQuickWasmStart(): void {
   setFlagsFromString('--liftoff-only');
 }
 
+/**
+ * For the commands that run the store: the embedded store's PGlite thread starts before anything else
+ * loads, so that the thread's own start and loading PGlite overlap the command's modules (rfcs/0001,
+ * "Start-up"). It opens nothing: the command still checks its flags and its configuration before any
+ * data directory is opened, and an unused thread never keeps the process alive. Skipped when the
+ * command line names PostgreSQL or asks for help (the command checks the flags properly later).
+ */
+async function prestartStoreThread(args: readonly string[]): Promise<void> {
+  if (args.some((arg) => arg.startsWith('--database-url') || arg === '--help' || arg === '-h')) return;
+  (await import('@powercontext/runtime/prestart')).prestartEmbeddedStore(process.env);
+}
+
 // The memory commands are spelled out, not read from MEMORY_SUBCOMMANDS: importing cli/memory-args.js
 // here would load its module graph before --help answers (memory-bin.test.ts keeps the two equal).
 const USAGE = `Usage: powercontext <command>
@@ -32,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'server': {
+      if (rest[0] === 'run') await prestartStoreThread(rest);
       const { runServerCommand, SERVER_RUN_USAGE } = await import('./server/run-server-command.js');
       if (rest[0] === 'run') return runServerCommand(rest.slice(1));
       console.error(
@@ -43,9 +56,11 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'mcp':
       preferQuickWasmStart();
+      await prestartStoreThread(rest);
       return (await import('./mcp/stdio.js')).runMcpStdio(rest);
     case 'memory':
       preferQuickWasmStart();
+      await prestartStoreThread(rest);
       return (await import('./cli/memory-command.js')).runMemoryCommand(rest);
     case '--help':
     case '-h':

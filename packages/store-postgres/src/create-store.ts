@@ -5,6 +5,7 @@ import type { LexicalIndexCacheOptions } from './lexical-index-cache.js';
 import { type MigrationOutcome, migrateToLatest } from './migrate.js';
 import { memoryMigrations } from './migrations/migrations.js';
 import { guardedPool, poolConfig } from './pg-pool.js';
+import { takeOpenedAhead } from './pglite/open-ahead.js';
 import { claimDataDir } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PGliteThread } from './pglite/pglite-thread.js';
@@ -38,7 +39,7 @@ export interface PGliteStoreOptions extends StoreOptions {
   /**
    * PostgreSQL's shared_buffers for this open (`<n>kB`, `<n>MB` or `<n>GB`), default the cluster's own
    * (128 MB). PGlite zeroes the whole pool at every start, so a short-lived process that reads little
-   * opens faster with a small one (the `memory` commands use 32MB); the data directory keeps its setting.
+   * opens faster with a small one (the `memory` commands use 16MB); the data directory keeps its setting.
    */
   sharedBuffers?: string;
 }
@@ -120,15 +121,22 @@ export async function createPGliteMemoryStore(
   options: PGliteStoreOptions = {},
 ): Promise<PostgresMemoryStore> {
   const textSearchConfig = options.textSearchConfig ?? 'english';
-  const claimed = options.dataDir === undefined ? undefined : claimDataDir(options.dataDir);
+  // An open begun ahead of this one (openPGliteAhead, e.g. by a command once its flags and
+  // configuration were checked) holds the directory's lock and has PostgreSQL starting already.
+  const ahead = await takeOpenedAhead(options.dataDir, options.sharedBuffers);
+  const claimed =
+    ahead?.claimed ?? (options.dataDir === undefined ? undefined : claimDataDir(options.dataDir));
   const release = () => claimed?.release();
   let pglite: PGliteThread;
   try {
-    if (claimed) await seedMigratedCluster(claimed.pgliteDir, textSearchConfig, migrateAndClose);
-    pglite = await PGliteThread.open(
-      claimed?.pgliteDir,
-      options.sharedBuffers === undefined ? {} : { sharedBuffers: options.sharedBuffers },
-    );
+    if (ahead) pglite = await ahead.pending.opened;
+    else {
+      if (claimed) await seedMigratedCluster(claimed.pgliteDir, textSearchConfig, migrateAndClose);
+      pglite = await PGliteThread.open(
+        claimed?.pgliteDir,
+        options.sharedBuffers === undefined ? {} : { sharedBuffers: options.sharedBuffers },
+      );
+    }
   } catch (error) {
     release();
     throw error;
@@ -155,7 +163,8 @@ export async function createPGliteMemoryStore(
 async function migratedDatabase(pglite: PGliteThread, textSearchConfig: string): Promise<Kysely<Database>> {
   await pglite.exec(ITERATIVE_SCAN);
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
-  await migrateToLatest(db, textSearchConfig);
+  // The data directory's lock makes this process its only opener.
+  await migrateToLatest(db, textSearchConfig, { soleOpener: true });
   return db;
 }
 

@@ -12,7 +12,13 @@ export {
 export type { Database } from './database.js';
 export { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from './database-bounds.js';
 export { LexicalIndexCache, type LexicalIndexCacheOptions } from './lexical-index-cache.js';
-export { MIGRATION_LOCK_KEY, type MigrationOutcome, migrateToLatest } from './migrate.js';
+export {
+  MIGRATION_LOCK_KEY,
+  type MigrateOptions,
+  type MigrationOutcome,
+  migrateToLatest,
+} from './migrate.js';
+export { closeOpenedAhead, type OpenAheadOptions, openPGliteAhead } from './pglite/open-ahead.js';
 export { installedPGliteVersion } from './pglite/open-pglite.js';
 export { createPGliteDialect } from './pglite/pglite-driver.js';
 export {

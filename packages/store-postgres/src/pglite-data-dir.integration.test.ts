@@ -8,6 +8,7 @@ import { createFakeEmbedder } from '@powercontext/memory-core/testing';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPGliteMemoryStore, createPostgresMemoryStore } from './create-store.js';
+import { PGliteThread } from './pglite/pglite-thread.js';
 
 const directories: string[] = [];
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -105,6 +106,20 @@ describe('PGlite on disk', { timeout: 120_000 }, () => {
     await expect(createPGliteMemoryStore({ dataDir, textSearchConfig: 'simple' })).rejects.toMatchObject({
       code: 'store_incompatible',
       message: expect.stringContaining('"english"') as unknown as string,
+    });
+  });
+
+  it('refuses a data directory a newer version migrated, though its reopen reads the schema in one go', async () => {
+    const dataDir = freshDir();
+    await (await createPGliteMemoryStore({ dataDir })).close();
+    const raw = await PGliteThread.open(join(dataDir, 'pglite'));
+    await raw.query(
+      "INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_a_newer_version', '')",
+    );
+    await raw.close();
+    await expect(createPGliteMemoryStore({ dataDir })).rejects.toMatchObject({
+      code: 'store_incompatible',
+      message: expect.stringContaining('9999_from_a_newer_version') as unknown as string,
     });
   });
 

@@ -1,5 +1,7 @@
 /**
- * `@powercontext/store-postgres/prestart`: starts the embedded store's PGlite thread ahead of the open,
- * without loading the rest of the store (kysely, memory-core). See `prestartPGliteThread`.
+ * `@powercontext/store-postgres/prestart`: starts the embedded store's PGlite thread ahead of the open
+ * (`prestartPGliteThread`), and begins opening an existing data directory on it (`openPGliteAhead`),
+ * without loading the rest of the store (kysely; memory-core only once a data directory is given).
  */
+export { closeOpenedAhead, type OpenAheadOptions, openPGliteAhead } from './pglite/open-ahead.js';
 export { prestartPGliteThread } from './pglite/pglite-thread.js';

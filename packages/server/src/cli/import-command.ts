@@ -2,22 +2,16 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { createProgressBar } from '@powercontext/cli-support';
-import type {
-  FieldIssue,
-  ImportProgress,
-  ImportRecord,
-  ImportSummary,
-  InvalidImportLineError,
-} from '@powercontext/memory-core';
+import type { ImportProgress, ImportRecord, ImportSummary } from '@powercontext/memory-core';
 import type { Runtime } from '@powercontext/runtime';
 import { rememberRequestSchema } from '../http/schemas/memory-schemas.js';
-import { toWireField } from '../http/to-api-error.js';
 import { validationIssues } from '../http/validation-issues.js';
 import { fromWireRememberEntry, toOptionalArtifactRef } from '../http/wire.js';
 import type { ImportArgs } from './import-args.js';
 import { printable } from './memory-output.js';
 
 export { checkImportFile, IMPORT_COMMAND, type ImportArgs, parseImportArgs } from './import-args.js';
+export { importFailureJson, importFailureText } from './import-failure.js';
 
 const entryWireSchema = rememberRequestSchema.shape.entries.element;
 
@@ -113,34 +107,4 @@ export async function runImport(
   } finally {
     display.done();
   }
-}
-
-/** What to print for a bad line: the line, each field in the file's own (snake_case) names, and how far it got. */
-export function importFailureText(error: InvalidImportLineError): string[] {
-  const issues: FieldIssue[] = error.issues.map((issue) => ({ ...issue, field: toWireField(issue.field) }));
-  const stored = error.stored;
-  return [
-    ...issues.map((issue) => `line ${error.line}: ${issue.field}: ${issue.rule}`),
-    stored.entries === 0
-      ? 'Nothing was stored.'
-      : `The ${stored.entries} entries up to line ${stored.line} are stored (revision ${stored.memory?.revision}); none of the batch with line ${error.line}. Fix the line and run the same command again: stored entries are skipped as duplicates.`,
-  ];
-}
-
-export function importFailureJson(error: InvalidImportLineError) {
-  return {
-    error: {
-      code: 'invalid_request',
-      message: error.message,
-      details: {
-        line: error.line,
-        issues: error.issues.map((issue) => ({ ...issue, field: toWireField(issue.field) })),
-        stored: {
-          entries: error.stored.entries,
-          line: error.stored.line,
-          memory: toOptionalArtifactRef(error.stored.memory),
-        },
-      },
-    },
-  };
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,16 @@ function powercontext(args: string[], env: Record<string, string> = {}) {
     encoding: 'utf8',
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Every file under `dir` with its size and modification time: what an open would change. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const stat = statSync(join(dir, name));
+    if (stat.isFile()) files[name] = `${stat.size}@${stat.mtimeMs}`;
+  }
+  return files;
 }
 
 describe('powercontext memory (the built bin)', () => {
@@ -54,10 +64,42 @@ describe('powercontext memory (the built bin)', () => {
   });
 
   it('exits 2 naming the flag for bad arguments, before opening the store', () => {
+    const before = existsSync(dataDir) ? snapshot(dataDir) : {};
     const result = powercontext(['memory', 'search', '--scope', 'bin', '--query', 'x', '--limit', 'many']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')[0]).toBe('--limit must be an integer, got "many"');
+    expect(existsSync(dataDir) ? snapshot(dataDir) : {}).toEqual(before);
+  });
+
+  it('exits 1 for a configuration that fails, leaving the data directory as it was', () => {
+    // The first test made the store: the command would open it ahead of the runtime if it could.
+    const before = snapshot(dataDir);
+    const result = powercontext(['memory', 'search', '--scope', 'bin', '--query', 'x'], {
+      POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED: 'true',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL');
+    expect(snapshot(dataDir)).toEqual(before);
+  });
+
+  it('loads neither Hono nor the MCP SDK for a search (rfcs/0001, "Start-up")', { timeout: 120_000 }, () => {
+    // A module hook that names every module the process (and its PGlite thread) loads, on stderr.
+    const hooks = `data:text/javascript,${encodeURIComponent(
+      'export async function load(url, context, next) { process.stderr.write("loaded " + url + "\\n"); return next(url, context); }',
+    )}`;
+    const register = `data:text/javascript,${encodeURIComponent(
+      `import { register } from 'node:module'; register(${JSON.stringify(hooks)});`,
+    )}`;
+    const result = spawnSync(
+      process.execPath,
+      ['--import', register, BIN, 'memory', 'search', '--scope', 'bin', '--query', 'invoices'],
+      { env: { PATH: process.env.PATH ?? '', POWERCONTEXT_SERVER_DATA_DIR: dataDir }, encoding: 'utf8' },
+    );
+    expect(result.status).toBe(0);
+    const loaded = result.stderr.split('\n').filter((line) => line.startsWith('loaded '));
+    expect(loaded.some((line) => line.includes('/kysely/'))).toBe(true); // the hook saw the store load
+    expect(loaded.filter((line) => /\/hono\/|@hono|@modelcontextprotocol/u.test(line))).toEqual([]);
   });
 
   it('names every memory command in the help of powercontext', () => {

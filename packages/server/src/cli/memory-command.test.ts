@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScriptedReranker } from '@powercontext/memory-core/testing';
@@ -549,5 +549,58 @@ describe('powercontext memory', () => {
     const listed = await run(['list', '--scope', 'cli-purge', '--revision', '1']);
     expect(listed.stdout).toContain(`${entryId}  active    v1  (purged at revision 2)`);
     for (const output of [changes, listed]) expect(output.stdout).not.toContain('marmosetcipher');
+  });
+});
+
+/** Every file under `dir` with its size and modification time: what an open would change. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const stat = statSync(join(dir, name));
+    if (stat.isFile()) files[name] = `${stat.size}@${stat.mtimeMs}`;
+  }
+  return files;
+}
+
+// A command opens an existing embedded store ahead of its runtime once its flags and configuration
+// are checked (rfcs/0001, "Start-up"), never before.
+describe('powercontext memory opening its own store', { timeout: 120_000 }, () => {
+  const ownDir = mkdtempSync(join(tmpdir(), 'pc-cli-memory-own-'));
+  const env = { POWERCONTEXT_SERVER_DATA_DIR: ownDir };
+  beforeAll(async () => {
+    const seeded = await createRuntime({ env });
+    await seeded.memory.forScope('own').remember({ entries: [{ text: 'Backups run at midnight.' }] });
+    await seeded.close();
+  });
+  afterAll(() => rmSync(ownDir, { recursive: true, force: true }));
+
+  it('searches on the database it began opening once the flags were checked', async () => {
+    const result = await run(['search', '--scope', 'own', '--query', 'when do backups run'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Backups run at midnight.');
+    expect(existsSync(join(ownDir, 'powercontext.lock'))).toBe(false);
+  });
+
+  it.each([
+    ['a bad flag', ['search', '--scope', 'own', '--query', 'x', '--limit', '0'], {}, 2],
+    [
+      'a configuration that fails',
+      ['search', '--scope', 'own', '--query', 'x'],
+      { POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED: 'true' },
+      1,
+    ],
+    [
+      'an invalid setting',
+      ['list', '--scope', 'own'],
+      { POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG: 'Not A Name' },
+      1,
+    ],
+  ])('opens nothing for %s', async (_name, argv, extra, exitCode) => {
+    const before = snapshot(ownDir);
+    const result = await run(argv, { env: { ...env, ...extra } });
+    expect(result.code).toBe(exitCode);
+    // Nothing holds the directory after the refusal, and nothing in it changed.
+    expect(existsSync(join(ownDir, 'powercontext.lock'))).toBe(false);
+    expect(snapshot(ownDir)).toEqual(before);
   });
 });

@@ -39,7 +39,7 @@ export async function runMemoryCommand(argv: string[], options: MemoryCommandOpt
     }
   }
   let runtime = options.runtime;
-  if (!runtime) await prestartStore(args.store, options.env);
+  if (!runtime) await prestartStore(args.store, options.env, sharedBuffersFor(args.command));
   // The operations' modules load alongside the runtime's.
   const operations = import('./memory-operations.js');
   operations.catch(() => {}); // awaited below, unless the runtime fails to open first
@@ -66,9 +66,10 @@ export async function runMemoryCommand(argv: string[], options: MemoryCommandOpt
 /**
  * A memory command runs one operation on a cold buffer pool and exits, so the embedded store opens with
  * a small one: PGlite zeroes the whole pool at every start, and the cluster's 128 MB cost several
- * tenths of a second there (rfcs/0001, "Start-up"). The bulk writes (import, reembed) keep the
+ * tenths of a second there, 32 MB about 0.09 s more than 8 MB, 16 MB half that (rfcs/0001, "Start-up").
+ * A smaller pool only means more pages read again from the files on a large store. The bulk writes (import, reembed) keep the
  * cluster's pool.
  */
 function sharedBuffersFor(command: MemoryArgs['command']): { pgliteSharedBuffers?: string } {
-  return command === 'import' || command === 'reembed' ? {} : { pgliteSharedBuffers: '32MB' };
+  return command === 'import' || command === 'reembed' ? {} : { pgliteSharedBuffers: '16MB' };
 }

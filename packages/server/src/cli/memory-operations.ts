@@ -11,7 +11,7 @@ import {
   toPurgeTombstone,
   toSearchHit,
 } from '../http/wire.js';
-import { importFailureJson, importFailureText, runImport } from './import-command.js';
+import { importFailureJson, importFailureText } from './import-failure.js';
 import type { MemoryArgs } from './memory-args.js';
 import {
   changesText,
@@ -28,7 +28,8 @@ import {
 // the arguments are checked (and the store's thread has started).
 
 export async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unknown; text: string }> {
-  if (args.command === 'import') return runImport(runtime, args);
+  // Loaded for `import` only: its entry schema is the HTTP API's, which loads Hono.
+  if (args.command === 'import') return (await import('./import-command.js')).runImport(runtime, args);
   if (args.command === 'reembed') {
     const scopes = args.scope === undefined ? await runtime.memory.scopes() : [args.scope];
     const counts: { scope_id: string; reembedded: number }[] = [];

@@ -33,11 +33,20 @@ function storeEnv(overrides: StoreOverrides, env: Env): Env {
 
 /**
  * Once the arguments are known to be valid: when they and the environment select the embedded store,
- * its PGlite thread starts loading now, while the command loads the rest of its modules (it opens
- * nothing; rfcs/0001, "Start-up").
+ * its PGlite thread starts loading now, while the command loads the rest of its modules, and, when the
+ * configuration is valid and the data directory an existing store, PostgreSQL starts opening it there;
+ * `openRuntime` with the same `pgliteSharedBuffers` then takes the open database (rfcs/0001, "Start-up").
+ * A configuration that fails opens nothing: `openRuntime` reports it as before.
  */
-export async function prestartStore(overrides: StoreOverrides, env: Env = process.env): Promise<void> {
-  (await import('@powercontext/runtime/prestart')).prestartEmbeddedStore(storeEnv(overrides, env));
+export async function prestartStore(
+  overrides: StoreOverrides,
+  env: Env = process.env,
+  options: { pgliteSharedBuffers?: string } = {},
+): Promise<void> {
+  const prestart = await import('@powercontext/runtime/prestart');
+  const merged = storeEnv(overrides, env);
+  prestart.prestartEmbeddedStore(merged);
+  await prestart.openEmbeddedStoreAhead({ env: merged }, options);
 }
 
 /**

@@ -1,4 +1,9 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRuntime } from '@powercontext/runtime';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runServerCommand } from './run-server-command.js';
 
 afterEach(() => {
@@ -48,5 +53,49 @@ describe('runServerCommand: refusing to start', () => {
       expect(code).toBe(2);
       expect(stderr).toContain('Usage: powercontext server run');
     }
+  });
+});
+
+/** Every file under `dir` with its size and modification time: what an open would change. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const stat = statSync(join(dir, name));
+    if (stat.isFile()) files[name] = `${stat.size}@${stat.mtimeMs}`;
+  }
+  return files;
+}
+
+// The embedded store opens ahead of the runtime once nothing can refuse the run: not before.
+describe('runServerCommand: refusing to start on an existing data directory', { timeout: 120_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pc-server-refuse-'));
+  let taken: Server;
+  beforeAll(async () => {
+    await (await createRuntime({ env: { POWERCONTEXT_SERVER_DATA_DIR: dataDir } })).close();
+    taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => taken.close(resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('leaves the directory untouched when the configuration fails', async () => {
+    const before = snapshot(dataDir);
+    const { code, stderr } = await run(['--port', '0', '--data-dir', dataDir], {
+      POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED: 'true',
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain('POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL: is required when');
+    expect(snapshot(dataDir)).toEqual(before);
+  });
+
+  it('leaves the directory untouched when the port cannot be bound', async () => {
+    const before = snapshot(dataDir);
+    const { port } = taken.address() as { port: number };
+    const { code, stderr } = await run(['--port', String(port), '--data-dir', dataDir]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('powercontext server: cannot listen:');
+    expect(snapshot(dataDir)).toEqual(before);
   });
 });

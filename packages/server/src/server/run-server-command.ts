@@ -1,5 +1,6 @@
 import { ArgsError, parseCommandLine, readFlags } from '@powercontext/cli-support';
 import type { PowerContextError } from '@powercontext/memory-core';
+import type { BoundPort } from './bound-port.js';
 import type { ServerConfig, ServerFlags } from './server-config.js';
 import type { RunningServer } from './start-server.js';
 
@@ -47,29 +48,44 @@ export async function runServerCommand(
   const flags = parseCommandLine(parseServerFlags, SERVER_RUN_USAGE, argv);
   if (typeof flags === 'number') return flags;
   // Once the flags are checked, the embedded store's thread starts loading PGlite (it opens nothing)
-  // while the server's own modules load (rfcs/0001, "Start-up").
+  // while the server's configuration loads; `bin` has usually started it already.
   const storeUrl = flags.databaseUrl ?? env.POWERCONTEXT_SERVER_DATABASE_URL;
-  if (storeUrl === undefined) (await import('@powercontext/runtime/prestart')).prestartEmbeddedStore(env);
-  const [{ PowerContextError }, { loadServerConfig }, { createLogger }, { handleMcpHttp }, { startServer }] =
-    await Promise.all([
-      import('@powercontext/memory-core'),
-      import('./server-config.js'),
+  const prestart = storeUrl === undefined ? await import('@powercontext/runtime/prestart') : undefined;
+  prestart?.prestartEmbeddedStore(env);
+  const loadRest = () =>
+    Promise.all([
       import('../logging/create-logger.js'),
       import('../mcp/http.js'),
       import('./start-server.js'),
     ]);
+  // On PostgreSQL nothing opens ahead: the server's modules load alongside its configuration's, as before.
+  const rest = prestart ? undefined : loadRest();
+  rest?.catch(() => {}); // awaited below, unless the configuration fails first
+  const [{ PowerContextError }, { loadServerConfig }, { bindPort }] = await Promise.all([
+    import('@powercontext/memory-core'),
+    import('./server-config.js'),
+    import('./bound-port.js'),
+  ]);
   const reportStartError = (error: unknown) => reportError(error, PowerContextError.isInstance);
   let config: ServerConfig;
+  let bound: BoundPort;
   try {
     config = loadServerConfig(env, flags);
+    bound = await bindPort(config.port, config.host);
   } catch (error) {
     return reportStartError(error);
   }
+  // The configuration is valid and the port bound: nothing left can refuse the run before the runtime
+  // opens its store, so an existing embedded data directory starts opening now, while the HTTP stack
+  // and the runtime load (rfcs/0001, "Start-up"). The listening line still waits for the open runtime.
+  await prestart?.openEmbeddedStoreAhead({ config: config.runtime });
+  const [{ createLogger }, { handleMcpHttp }, { startServer }] = await (rest ?? loadRest());
   const logger = createLogger(config.logLevel);
   let server: RunningServer;
   try {
     server = await startServer(config, {
       logger,
+      bound,
       mcp: (request, context) =>
         handleMcpHttp(request, {
           ...context,
@@ -82,6 +98,7 @@ export async function runServerCommand(
         }),
     });
   } catch (error) {
+    await prestart?.closeEmbeddedStoreAhead();
     return reportStartError(error);
   }
   process.stdout.write(`listening on ${server.url}\n`);

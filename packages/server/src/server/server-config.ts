@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { ConfigurationError, loadRuntimeConfig, type RuntimeConfig } from '@powercontext/runtime';
+// The runtime's configuration alone (not the runtime): `server run` checks its settings before the rest loads.
+import { ConfigurationError, loadRuntimeConfig, type RuntimeConfig } from '@powercontext/runtime/config';
 import {
   type ApiKeyRecord,
   ApiKeysError,

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { createAdaptorServer, getRequestListener } from '@hono/node-server';
 import { loadTokenizer } from '@powercontext/context-assembly';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import type { Logger as PinoLogger } from 'pino';
@@ -11,6 +11,7 @@ import type { McpHttpHandler } from '../http/app-env.js';
 import { createApp } from '../http/create-app.js';
 import { toRuntimeLogger } from '../logging/create-logger.js';
 import { ServerMetrics } from '../metrics/metrics.js';
+import type { BoundPort } from './bound-port.js';
 import type { ServerConfig } from './server-config.js';
 
 export interface StartServerOptions {
@@ -18,6 +19,8 @@ export interface StartServerOptions {
   mcp?: McpHttpHandler;
   /** Opens the runtime; defaults to createRuntime with the configuration. Tests inject their own. */
   openRuntime?: (config: ServerConfig, logger: PinoLogger) => Promise<Runtime>;
+  /** The configured port, bound already (`bindPort`); without it the server binds it itself. */
+  bound?: BoundPort;
 }
 
 export interface RunningServer {
@@ -31,7 +34,7 @@ export interface RunningServer {
 }
 
 /**
- * Binds the port first (so /healthz answers and memory routes say not_ready while the store opens),
+ * Binds the port first, unless it is bound already (so /healthz answers and memory routes say not_ready while the store opens),
  * then opens the runtime. Resolves once requests can be served.
  */
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
@@ -63,8 +66,14 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     ...(options.mcp ? { mcp: options.mcp } : {}),
     ui: config.ui,
   });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  await listen(server, config.port, config.host);
+  let server: Server;
+  if (options.bound) {
+    server = options.bound.server;
+    options.bound.serve(getRequestListener(app.fetch));
+  } else {
+    server = createAdaptorServer({ fetch: app.fetch }) as Server;
+    await listen(server, config.port, config.host);
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 

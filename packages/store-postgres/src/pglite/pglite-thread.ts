@@ -58,8 +58,20 @@ function takeSpare(): Worker | undefined {
   spare = undefined;
   if (!worker) return undefined;
   worker.removeAllListeners('error').removeAllListeners('exit');
-  worker.ref();
   return worker;
+}
+
+/** A `PGlite.create` under way on a worker thread (`PGliteThread.begin`). */
+export interface PendingOpen {
+  /** Settles once PGlite is open on the thread (pgvector loaded), or with the reason it is not. */
+  readonly opened: Promise<PGliteThread>;
+  /** Lets the thread keep the process alive again; call before waiting for `opened`. */
+  ref(): void;
+}
+
+/** Whether `value` is a shared_buffers size PGliteThread accepts (`<n>kB`, `<n>MB` or `<n>GB`). */
+export function isSharedBuffersSize(value: string): boolean {
+  return SHARED_BUFFERS.test(value);
 }
 
 type Pending = { resolve: (response: PGliteResponse) => void; reject: (error: Error) => void };
@@ -90,14 +102,26 @@ export class PGliteThread implements PGliteHandle {
 
   /** Starts the worker (or takes the prestarted one) and waits until PGlite is open there (pgvector loaded). */
   static async open(pgliteDir: string | undefined, options: PGliteOpenOptions = {}): Promise<PGliteThread> {
+    const pending = PGliteThread.begin(pgliteDir, options);
+    pending.ref();
+    return pending.opened;
+  }
+
+  /**
+   * Starts the open and returns at once. Until `ref()` the thread does not keep the process alive, so
+   * an open begun ahead of its use (openPGliteAhead) that nobody takes never holds the process; the
+   * caller that takes it calls `ref()` before it waits.
+   */
+  static begin(pgliteDir: string | undefined, options: PGliteOpenOptions = {}): PendingOpen {
     const { sharedBuffers } = options;
     if (sharedBuffers !== undefined && !SHARED_BUFFERS.test(sharedBuffers))
-      throw new Error(`sharedBuffers "${sharedBuffers}" is not a size such as 32MB`);
+      return refused(new Error(`sharedBuffers "${sharedBuffers}" is not a size such as 32MB`));
     const worker = takeSpare() ?? new Worker(workerFile());
+    worker.unref();
     let onMessage!: (ready: PGliteReady) => void;
     let onError!: (error: Error) => void;
     let onExit!: (code: number) => void;
-    const ready = await new Promise<PGliteReady>((resolve, reject) => {
+    const ready = new Promise<PGliteReady>((resolve, reject) => {
       onMessage = resolve;
       onError = reject;
       onExit = (code) => reject(new Error(`the PGlite worker thread exited (code ${code}) while opening`));
@@ -108,11 +132,15 @@ export class PGliteThread implements PGliteHandle {
         ...(sharedBuffers === undefined ? {} : { sharedBuffers }),
       } satisfies PGliteOpen);
     }).finally(() => worker.off('message', onMessage).off('error', onError).off('exit', onExit));
-    if (!ready.ready) {
-      await worker.terminate();
-      throw deserializeError(ready.error);
-    }
-    return new PGliteThread(worker);
+    const opened = ready.then(async (answer) => {
+      if (!answer.ready) {
+        await worker.terminate();
+        throw deserializeError(answer.error);
+      }
+      return new PGliteThread(worker);
+    });
+    opened.catch(() => {}); // the caller's to handle once it waits
+    return { opened, ref: () => worker.ref() };
   }
 
   get closed(): boolean {
@@ -175,6 +203,12 @@ export class PGliteThread implements PGliteHandle {
     for (const pending of this.#pending.values()) pending.reject(error);
     this.#pending.clear();
   }
+}
+
+function refused(error: Error): PendingOpen {
+  const opened = Promise.reject(error);
+  opened.catch(() => {});
+  return { opened, ref: () => {} };
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
