@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { directorySnapshot } from '../testing-support/directory-snapshot.js';
 import { MEMORY_SUBCOMMANDS } from './memory-args.js';
 
 // The built command line; `pnpm test` builds it first.
@@ -17,16 +18,6 @@ function powercontext(args: string[], env: Record<string, string> = {}) {
     encoding: 'utf8',
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** Every file under `dir` with its size and modification time: what an open would change. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    const stat = statSync(join(dir, name));
-    if (stat.isFile()) files[name] = `${stat.size}@${stat.mtimeMs}`;
-  }
-  return files;
 }
 
 describe('powercontext memory (the built bin)', () => {
@@ -64,23 +55,23 @@ describe('powercontext memory (the built bin)', () => {
   });
 
   it('exits 2 naming the flag for bad arguments, before opening the store', () => {
-    const before = existsSync(dataDir) ? snapshot(dataDir) : {};
+    const before = existsSync(dataDir) ? directorySnapshot(dataDir) : {};
     const result = powercontext(['memory', 'search', '--scope', 'bin', '--query', 'x', '--limit', 'many']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')[0]).toBe('--limit must be an integer, got "many"');
-    expect(existsSync(dataDir) ? snapshot(dataDir) : {}).toEqual(before);
+    expect(existsSync(dataDir) ? directorySnapshot(dataDir) : {}).toEqual(before);
   });
 
   it('exits 1 for a configuration that fails, leaving the data directory as it was', () => {
     // The first test made the store: the command would open it ahead of the runtime if it could.
-    const before = snapshot(dataDir);
+    const before = directorySnapshot(dataDir);
     const result = powercontext(['memory', 'search', '--scope', 'bin', '--query', 'x'], {
       POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED: 'true',
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL');
-    expect(snapshot(dataDir)).toEqual(before);
+    expect(directorySnapshot(dataDir)).toEqual(before);
   });
 
   it('loads neither Hono nor the MCP SDK for a search (rfcs/0001, "Start-up")', { timeout: 120_000 }, () => {

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScriptedReranker } from '@powercontext/memory-core/testing';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { directorySnapshot } from '../testing-support/directory-snapshot.js';
 import { type MemoryCommandOptions, runMemoryCommand } from './memory-command.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pc-cli-memory-'));
@@ -552,16 +553,6 @@ describe('powercontext memory', () => {
   });
 });
 
-/** Every file under `dir` with its size and modification time: what an open would change. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    const stat = statSync(join(dir, name));
-    if (stat.isFile()) files[name] = `${stat.size}@${stat.mtimeMs}`;
-  }
-  return files;
-}
-
 // A command opens an existing embedded store ahead of its runtime once its flags and configuration
 // are checked (rfcs/0001, "Start-up"), never before.
 describe('powercontext memory opening its own store', { timeout: 120_000 }, () => {
@@ -596,11 +587,11 @@ describe('powercontext memory opening its own store', { timeout: 120_000 }, () =
       1,
     ],
   ])('opens nothing for %s', async (_name, argv, extra, exitCode) => {
-    const before = snapshot(ownDir);
+    const before = directorySnapshot(ownDir);
     const result = await run(argv, { env: { ...env, ...extra } });
     expect(result.code).toBe(exitCode);
     // Nothing holds the directory after the refusal, and nothing in it changed.
     expect(existsSync(join(ownDir, 'powercontext.lock'))).toBe(false);
-    expect(snapshot(ownDir)).toEqual(before);
+    expect(directorySnapshot(ownDir)).toEqual(before);
   });
 });

@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime } from '@powercontext/runtime';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { directorySnapshot } from '../testing-support/directory-snapshot.js';
 import { runServerCommand } from './run-server-command.js';
 
 afterEach(() => {
@@ -56,16 +57,6 @@ describe('runServerCommand: refusing to start', () => {
   });
 });
 
-/** Every file under `dir` with its size and modification time: what an open would change. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    const stat = statSync(join(dir, name));
-    if (stat.isFile()) files[name] = `${stat.size}@${stat.mtimeMs}`;
-  }
-  return files;
-}
-
 // The embedded store opens ahead of the runtime once nothing can refuse the run: not before.
 describe('runServerCommand: refusing to start on an existing data directory', { timeout: 120_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'pc-server-refuse-'));
@@ -81,21 +72,21 @@ describe('runServerCommand: refusing to start on an existing data directory', { 
   });
 
   it('leaves the directory untouched when the configuration fails', async () => {
-    const before = snapshot(dataDir);
+    const before = directorySnapshot(dataDir);
     const { code, stderr } = await run(['--port', '0', '--data-dir', dataDir], {
       POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED: 'true',
     });
     expect(code).toBe(1);
     expect(stderr).toContain('POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL: is required when');
-    expect(snapshot(dataDir)).toEqual(before);
+    expect(directorySnapshot(dataDir)).toEqual(before);
   });
 
   it('leaves the directory untouched when the port cannot be bound', async () => {
-    const before = snapshot(dataDir);
+    const before = directorySnapshot(dataDir);
     const { port } = taken.address() as { port: number };
     const { code, stderr } = await run(['--port', String(port), '--data-dir', dataDir]);
     expect(code).toBe(1);
     expect(stderr).toContain('powercontext server: cannot listen:');
-    expect(snapshot(dataDir)).toEqual(before);
+    expect(directorySnapshot(dataDir)).toEqual(before);
   });
 });
