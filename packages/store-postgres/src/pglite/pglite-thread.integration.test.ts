@@ -44,6 +44,16 @@ describe('PGlite on a worker thread', () => {
     expect(ids.rows).toEqual([{ id: 10 }]);
   });
 
+  it('keeps a small write-ahead log, whatever the cluster’s own settings say', async () => {
+    const settings = await pglite.query<{ name: string; setting: string; unit: string }>(
+      "SELECT name, setting, unit FROM pg_settings WHERE name IN ('max_wal_size', 'min_wal_size') ORDER BY name",
+    );
+    expect(settings.rows).toEqual([
+      { name: 'max_wal_size', setting: '64', unit: 'MB' },
+      { name: 'min_wal_size', setting: '32', unit: 'MB' },
+    ]);
+  });
+
   it('keeps the caller’s event loop free while a statement runs', async () => {
     let ticks = 0;
     const timer = setInterval(() => {
