@@ -668,7 +668,7 @@ export class PostgresMemoryStore implements MemoryStore {
       this.#db,
       sql<{ lexemes: string[]; purged: number | null }>`
       SELECT coalesce((SELECT array_agg(DISTINCT t.lexeme) FROM unnest(${this.#analyzed(query.query)}) t), '{}') AS lexemes,
-        (SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${query.scopeId}) AS purged`,
+        ${purgeMarkOf(query.scopeId)} AS purged`,
     );
     if ((probe?.purged ?? null) !== index.purgeMark) {
       this.#lexicalIndexes?.drop(query.scopeId);
@@ -785,7 +785,7 @@ export class PostgresMemoryStore implements MemoryStore {
         SELECT 'stats' AS kind, NULL::int AS ord, NULL::uuid AS entry_version_id, NULL::uuid AS entry_id,
           NULL::boolean AS active, s.n AS value, s.avgdl AS average_length, NULL::text AS lexeme,
           NULL::bytea AS ords, NULL::bytea AS tfs,
-          (SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${scopeId}) AS purged
+          ${purgeMarkOf(scopeId)} AS purged
         FROM stats s
         UNION ALL
         SELECT 'doc', d.ord, d.entry_version_id, d.entry_id, d.active, d.lexical_length, NULL, NULL, NULL, NULL, NULL
@@ -894,11 +894,11 @@ export class PostgresMemoryStore implements MemoryStore {
         purged: number | null;
       }>`
       WITH mark AS MATERIALIZED (
-        SELECT (SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${query.scopeId}) AS purged
+        SELECT ${purgeMarkOf(query.scopeId)} AS purged
       )
       SELECT m.purged, r.entry_id, r.entry_version_id, r.cosine FROM mark m LEFT JOIN LATERAL (
         SELECT v.entry_id, v.entry_version_id,
-          ${cosineOf(sql`e.embedding <=> ${toSparseVectorLiteral(query.vector)}::sparsevec`)} AS cosine
+          ${sparseCosineTo(query.vector)} AS cosine
         FROM pc_embeddings e JOIN pc_entry_versions v ON v.entry_version_id = e.entry_version_id
         WHERE e.entry_version_id = ANY(${quotedArrayLiteral(candidates)}::uuid[]) AND e.profile_id = ${query.profileId}
         ORDER BY 3 DESC, v.entry_id, v.entry_version_id
@@ -929,7 +929,7 @@ export class PostgresMemoryStore implements MemoryStore {
     try {
       const { rows } = await sql<VectorIndexRow>`
         WITH mark AS MATERIALIZED (
-          SELECT (SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${scopeId}) AS purged
+          SELECT ${purgeMarkOf(scopeId)} AS purged
         )
         SELECT v.entry_version_id, sparsevec_send(e.embedding) AS vector, m.purged
         FROM pc_entry_versions v
@@ -1163,7 +1163,7 @@ function exactVectorSearch(query: VectorSearchQuery) {
     WITH top AS MATERIALIZED (
       SELECT r.entry_version_id, r.cosine
       FROM (
-        SELECT e.entry_version_id, ${cosineOf(sql`e.embedding <=> ${toSparseVectorLiteral(query.vector)}::sparsevec`)} AS cosine
+        SELECT e.entry_version_id, ${sparseCosineTo(query.vector)} AS cosine
         FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
         ORDER BY 2 DESC
       ) r
@@ -1201,7 +1201,6 @@ interface CandidateRow {
   entry_version_id: string;
 }
 
-/** `p` (a lexical projection) is the one the index used at `revision`. */
 /**
  * BM25's idf of a lexeme found in `df` of `n` projections. The lexical statement and the read of the
  * in-memory index both compute it with this one expression, so the index's scores equal the
@@ -1230,6 +1229,7 @@ function bm25Statistics(scopeId: string, revision: number) {
   )`;
 }
 
+/** `p` (a lexical projection) is the one the index used at `revision`. */
 function projectionVisibleAt(revision: number) {
   return sql`p.revision <= ${revision} AND (p.superseded_revision IS NULL OR p.superseded_revision > ${revision})`;
 }
@@ -1311,6 +1311,22 @@ async function createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfil
   if (db.isTransaction) await create(db);
   else await db.transaction().execute(create);
   return true;
+}
+
+/**
+ * The cosine of each stored vector (`e.embedding`) to `vector`, as the exact scan computes it. The vector
+ * index in memory relies on the database scoring its candidates with this same expression.
+ */
+function sparseCosineTo(vector: readonly number[]) {
+  return cosineOf(sql`e.embedding <=> ${toSparseVectorLiteral(vector)}::sparsevec`);
+}
+
+/**
+ * The scope's purge mark: its newest purge revision (NULL: none). A purge rewrites past revisions, so
+ * an index held in memory keeps the mark it was read with, and every use reads it again.
+ */
+function purgeMarkOf(scopeId: string) {
+  return sql`(SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${scopeId})`;
 }
 
 /** 1 - cosine distance; a zero vector has no direction (NaN), which scores 0 instead of sorting first. */
