@@ -865,7 +865,7 @@ export class PostgresMemoryStore implements MemoryStore {
         if (answer) return answer;
       }
       const rows = await executePrepared(this.#db, exactVectorSearch(query));
-      const active = this.#activeEntries.get(`${query.revision}:${query.scopeId}`) ?? 0;
+      const active = this.#knownActiveEntries(query.scopeId, query.revision) ?? 0;
       if (cache?.missed(query.scopeId, query.profileId, query.revision, active)) {
         void this.#readVectorIndex(query.scopeId, query.profileId, query.revision);
       }
@@ -948,7 +948,7 @@ export class PostgresMemoryStore implements MemoryStore {
 
   /** Active entries at the revision: remembered from the statistics read, else counted up to the limit. */
   async #liveEntries(scopeId: string, revision: number): Promise<number> {
-    const known = this.#activeEntries.get(`${revision}:${scopeId}`);
+    const known = this.#knownActiveEntries(scopeId, revision);
     if (known !== undefined) return known;
     const { rows } = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM (
@@ -956,6 +956,11 @@ export class PostgresMemoryStore implements MemoryStore {
         LIMIT ${this.#exactVectorScanLimit + 1}
       ) AS bounded`.execute(this.#db);
     return rows[0]?.n ?? 0;
+  }
+
+  /** Active entries at the revision, if a statistics read told them (no read here). */
+  #knownActiveEntries(scopeId: string, revision: number): number | undefined {
+    return this.#activeEntries.get(`${revision}:${scopeId}`);
   }
 
   #rememberActiveEntries(scopeId: string, revision: number, activeEntries: number) {
