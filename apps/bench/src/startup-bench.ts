@@ -93,7 +93,11 @@ class Checkout {
     readonly label: string,
     readonly root: string,
   ) {
-    const candidates = ['packages/server/dist/bin.js', 'apps/server/dist/bin.js'].map((p) => join(root, p));
+    const candidates = [
+      'packages/server/dist/bin/powercontext.js',
+      'packages/server/dist/bin.js',
+      'apps/server/dist/bin.js',
+    ].map((p) => join(root, p));
     const bin = candidates.find((candidate) => existsSync(candidate));
     if (!bin)
       throw new Error(`${root}: no built powercontext bin (${candidates.join(' or ')}); build it first`);

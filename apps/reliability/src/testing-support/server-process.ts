@@ -3,7 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The built `powercontext` command of packages/server: every scenario runs the real server process. */
-export const SERVER_BIN = fileURLToPath(new URL('../../../../packages/server/dist/bin.js', import.meta.url));
+export const SERVER_BIN = fileURLToPath(
+  new URL('../../../../packages/server/dist/bin/powercontext.js', import.meta.url),
+);
 
 export interface ServerProcess {
   url: string;

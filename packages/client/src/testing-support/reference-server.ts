@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The built `powercontext` command of packages/server; `pnpm test` builds it before the tests run. */
-export const SERVER_BIN = fileURLToPath(new URL('../../../server/dist/bin.js', import.meta.url));
+export const SERVER_BIN = fileURLToPath(new URL('../../../server/dist/bin/powercontext.js', import.meta.url));
 
 export interface RunningServer {
   url: string;

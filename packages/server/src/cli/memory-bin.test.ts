@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { directorySnapshot } from '../testing-support/directory-snapshot.js';
 import { MEMORY_SUBCOMMANDS } from './memory-args.js';
 
 // The built command line; `pnpm test` builds it first.
-const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../dist/bin/powercontext.js', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'pc-cli-bin-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -88,9 +88,20 @@ describe('powercontext memory (the built bin)', () => {
       { env: { PATH: process.env.PATH ?? '', POWERCONTEXT_SERVER_DATA_DIR: dataDir }, encoding: 'utf8' },
     );
     expect(result.status).toBe(0);
-    const loaded = result.stderr.split('\n').filter((line) => line.startsWith('loaded '));
-    expect(loaded.some((line) => line.includes('/kysely/'))).toBe(true); // the hook saw the store load
-    expect(loaded.filter((line) => /\/hono\/|@hono|@modelcontextprotocol/u.test(line))).toEqual([]);
+    // The bin is bundled (scripts/bundle-bin.mjs): each chunk names the modules it holds in a comment
+    // line before each one's code (`// node_modules/.pnpm/kysely@.../index.js`).
+    const modules = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('loaded file:'))
+      .flatMap((line) => {
+        const file = fileURLToPath(line.slice('loaded '.length));
+        if (!file.startsWith(dirname(BIN))) return [file];
+        return readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((text) => /^\/\/ (node_modules|packages)\//u.test(text));
+      });
+    expect(modules.some((name) => name.includes('/kysely@'))).toBe(true); // the store's modules are seen
+    expect(modules.filter((name) => /\/hono[@/]|@hono|@modelcontextprotocol/u.test(name))).toEqual([]);
   });
 
   it('names every memory command in the help of powercontext', () => {

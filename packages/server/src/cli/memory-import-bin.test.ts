@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing-support/test-database.js';
 
 // The built command line; `pnpm test` builds it first.
-const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../dist/bin/powercontext.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'pc-cli-import-'));
 let database: TestDatabase;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { callError, callOk } from './mcp-test-client.test.helper.js';
 import { listOutput, rememberOutput, searchOutput } from './tool-schemas.js';
 
 // The built command line; `pnpm test` builds it first.
-const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../dist/bin/powercontext.js', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'pc-mcp-stdio-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

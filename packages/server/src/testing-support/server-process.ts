@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { type Call, createCall } from './http-call.js';
 
 /** The built command line: the end-to-end tests run the real `powercontext` process. */
-export const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../dist/bin/powercontext.js', import.meta.url));
 
 export interface ServerProcess {
   url: string;
