@@ -39,7 +39,7 @@ export interface PGliteStoreOptions extends StoreOptions {
   /**
    * PostgreSQL's shared_buffers for this open (`<n>kB`, `<n>MB` or `<n>GB`), default the cluster's own
    * (128 MB). PGlite zeroes the whole pool at every start, so a short-lived process that reads little
-   * opens faster with a small one (the `memory` commands use 16MB); the data directory keeps its setting.
+   * opens faster with a small one (the `memory` commands use 4MB); the data directory keeps its setting.
    */
   sharedBuffers?: string;
 }

@@ -1074,26 +1074,34 @@ export class PostgresMemoryStore implements MemoryStore {
       if (!Number.isInteger(profile.dimension) || profile.dimension < 1) {
         throw new TypeError(`embedding profile ${profile.id} has an invalid dimension ${profile.dimension}`);
       }
-      await this.#db
-        .insertInto('pc_embedding_profiles')
-        .values({
-          profile_id: profile.id,
-          dimension: profile.dimension,
-          normalization: profile.normalization,
-          min_cosine: profile.minCosine,
-        })
-        .onConflict((conflict) => conflict.column('profile_id').doNothing())
-        .execute();
+      // One read for a profile met before (every open but the first): a read-only command writes nothing.
+      const { rows: known } = await sql<{ registered: boolean; indexed: boolean }>`
+        SELECT EXISTS (SELECT 1 FROM pc_embedding_profiles WHERE profile_id = ${profile.id}) AS registered,
+          to_regclass(${profileIndexName(profile)}) IS NOT NULL AS indexed`.execute(this.#db);
+      if (!known[0]?.registered) {
+        await this.#db
+          .insertInto('pc_embedding_profiles')
+          .values({
+            profile_id: profile.id,
+            dimension: profile.dimension,
+            normalization: profile.normalization,
+            min_cosine: profile.minCosine,
+          })
+          .onConflict((conflict) => conflict.column('profile_id').doNothing())
+          .execute();
+      }
       this.#profiles.set(profile.id, profile);
+      if (known[0]?.indexed && profile.dimension <= HNSW_MAX_DIMENSION) {
+        this.#indexedProfiles.add(profile.id);
+        return;
+      }
       // The HNSW index is built only once a scope outgrows the exact scan (or with a limit of 0).
       const { rows } = await sql<{ outgrown: boolean }>`
         SELECT EXISTS (
           SELECT 1 FROM pc_embeddings e WHERE e.profile_id = ${profile.id}
           GROUP BY e.scope_id HAVING count(*) > ${this.#exactVectorScanLimit}
         ) AS outgrown`.execute(this.#db);
-      if (this.#exactVectorScanLimit === 0 || rows[0]?.outgrown)
-        await this.#createProfileIndex(this.#db, profile);
-      else if (await profileIndexExists(this.#db, profile)) this.#indexedProfiles.add(profile.id);
+      if (this.#exactVectorScanLimit === 0 || rows[0]?.outgrown) await this.#createProfileIndex(this.#db, profile);
     });
   }
 
@@ -1287,12 +1295,6 @@ const HNSW_MAX_DIMENSION = 2_000;
 
 function profileIndexName(profile: EmbeddingProfile) {
   return `pc_embeddings_hnsw_${createHash('sha256').update(profile.id).digest('hex').slice(0, 24)}`;
-}
-
-async function profileIndexExists(db: Kysely<Database>, profile: EmbeddingProfile): Promise<boolean> {
-  const { rows } = await sql<{ found: boolean }>`
-    SELECT to_regclass(${profileIndexName(profile)}) IS NOT NULL AS found`.execute(db);
-  return rows[0]?.found ?? false;
 }
 
 /**

@@ -65,11 +65,12 @@ export async function runMemoryCommand(argv: string[], options: MemoryCommandOpt
 
 /**
  * A memory command runs one operation on a cold buffer pool and exits, so the embedded store opens with
- * a small one: PGlite zeroes the whole pool at every start, and the cluster's 128 MB cost several
- * tenths of a second there, 32 MB about 0.09 s more than 8 MB, 16 MB half that (rfcs/0001, "Start-up").
- * A smaller pool only means more pages read again from the files on a large store. The bulk writes (import, reembed) keep the
- * cluster's pool.
+ * a small one: PGlite zeroes the whole pool at every start, and on a 2-core machine touching new memory
+ * costs about 3 ms a megabyte. `memory search`, nine interleaved runs each (rfcs/0001, "Start-up"):
+ * 1.09, 1.05, 1.01 and 1.02 s with 16, 8, 4 and 2 MB on 1,000 entries, and 1.20, 1.17, 1.14 and 1.12 s
+ * on 10,000, where the pool is smaller than what the search reads. The bulk writes (import, reembed)
+ * keep the cluster's pool.
  */
 function sharedBuffersFor(command: MemoryArgs['command']): { pgliteSharedBuffers?: string } {
-  return command === 'import' || command === 'reembed' ? {} : { pgliteSharedBuffers: '16MB' };
+  return command === 'import' || command === 'reembed' ? {} : { pgliteSharedBuffers: '4MB' };
 }
