@@ -1101,7 +1101,8 @@ export class PostgresMemoryStore implements MemoryStore {
           SELECT 1 FROM pc_embeddings e WHERE e.profile_id = ${profile.id}
           GROUP BY e.scope_id HAVING count(*) > ${this.#exactVectorScanLimit}
         ) AS outgrown`.execute(this.#db);
-      if (this.#exactVectorScanLimit === 0 || rows[0]?.outgrown) await this.#createProfileIndex(this.#db, profile);
+      if (this.#exactVectorScanLimit === 0 || rows[0]?.outgrown)
+        await this.#createProfileIndex(this.#db, profile);
     });
   }
 
