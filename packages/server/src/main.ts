@@ -7,31 +7,40 @@ import { setFlagsFromString } from 'node:v8';
 // Node 22.1+ keeps the compiled code of loaded modules on disk between runs (a no-op on Node 20).
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
-const QUICK_WASM_FLAG = '--liftoff-only';
+/**
+ * V8 flags for the short-lived commands (rfcs/0001, "Start-up"):
+ *
+ * - `--liftoff-only`: compile WebAssembly (PGlite's 9 MB PostgreSQL) with V8's baseline compiler only.
+ *   By default V8 also optimises it in the background, several CPU-seconds that compete with the
+ *   command itself; issue 14 measured a `memory search` on 1,000 entries and `mcp` start-up at about
+ *   35-40% less wall time with this flag.
+ * - `--wasm-lazy-validation`: a function of that module is checked when it is first compiled, not all
+ *   13,000 when the module is: compiling took 95 ms against 129 ms, and a search runs about a fifth of
+ *   the functions. The module is PGlite's own, checked by V8 all the same before any function runs.
+ * - `--max-opt=1` (`memory` only): JavaScript stays on V8's baseline tiers. A command that exits within
+ *   a second spends what the optimising compiler costs and never gets it back (`memory search`: 1.060
+ *   and 1.066 s against 1.086 s, median of 13 interleaved runs). `mcp` keeps it: it serves for hours.
+ *
+ * `server run` keeps V8's defaults: it lives long enough to profit from every tier.
+ */
+const QUICK_START_FLAGS = {
+  memory: ['--liftoff-only', '--wasm-lazy-validation', '--max-opt=1'],
+  mcp: ['--liftoff-only', '--wasm-lazy-validation'],
+} as const;
 
 /**
- * For the short-lived commands: compile WebAssembly (PGlite's 9 MB PostgreSQL) with V8's baseline
- * compiler only. By default V8 also optimises it in the background, several CPU-seconds that compete
- * with the command itself; issue 14 measured a `memory search` on 1,000 entries and `mcp` start-up at
- * about 35-40% less wall time with this flag (rfcs/0001, "Start-up"). `server run` keeps the optimising
- * tier: it lives long enough to profit from it.
- *
- * Node 20 and 22 take the flag at run time. Node 24's V8 (13) no longer does: the flag set here is
- * ignored, and a `memory search` there took 3.1 s against 0.9 s with the flag on the command line,
- * most of it at exit. There the command starts again in this process, with the flag, before it has
- * loaded anything else (`process.execve`, about 0.1 s: one more start of Node).
+ * Node 20 and 22 take the flags at run time. Node 24's V8 (13) no longer does: a flag set here is
+ * ignored, and a `memory search` there took 3.1 s against 0.9 s with `--liftoff-only` on the command
+ * line, most of it at exit. There the command starts again in this process, with the flags, before it
+ * has loaded anything else (`process.execve`, about 0.1 s: one more start of Node).
  */
-function preferQuickWasmStart(): void {
-  if (process.execArgv.includes(QUICK_WASM_FLAG)) return;
+function preferQuickStart(command: keyof typeof QUICK_START_FLAGS): void {
+  const flags = QUICK_START_FLAGS[command];
+  if (process.execArgv.includes(flags[0])) return;
   const { execve } = process as { execve?: (file: string, args: string[]) => never };
   if (Number(process.versions.v8.split('.')[0]) >= 13 && execve && process.platform !== 'win32')
-    execve(process.execPath, [
-      process.execPath,
-      QUICK_WASM_FLAG,
-      ...process.execArgv,
-      ...process.argv.slice(1),
-    ]);
-  setFlagsFromString(QUICK_WASM_FLAG);
+    execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)]);
+  for (const flag of flags) setFlagsFromString(flag);
 }
 
 /**
@@ -71,11 +80,11 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     case 'mcp':
-      preferQuickWasmStart();
+      preferQuickStart('mcp');
       await prestartStoreThread(rest);
       return (await import('./mcp/stdio.js')).runMcpStdio(rest);
     case 'memory':
-      preferQuickWasmStart();
+      preferQuickStart('memory');
       await prestartStoreThread(rest);
       return (await import('./cli/memory-command.js')).runMemoryCommand(rest);
     case '--help':

@@ -12,6 +12,7 @@ import { PGliteThread } from './pglite/pglite-thread.js';
 import { seedMigratedCluster } from './pglite/schema-template.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { rememberDatabase } from './rate-limits.js';
+import { SET_SESSION_SETTINGS } from './session-settings.js';
 import { guardStoreErrors, openFailure } from './store-errors.js';
 import type { VectorIndexCacheOptions } from './vector-index-cache.js';
 
@@ -111,8 +112,6 @@ export async function schemaState(store: unknown): Promise<{ current: boolean; m
   return { current: missing.length === 0, missing };
 }
 
-const ITERATIVE_SCAN = 'SET hnsw.iterative_scan = strict_order';
-
 /**
  * The embedded default: PGlite with pgvector, migrated, one process per data directory. PGlite runs
  * on a worker thread, so a costly statement never holds the caller's event loop.
@@ -161,7 +160,7 @@ export async function createPGliteMemoryStore(
 }
 
 async function migratedDatabase(pglite: PGliteThread, textSearchConfig: string): Promise<Kysely<Database>> {
-  await pglite.exec(ITERATIVE_SCAN);
+  // The session's settings (SESSION_SETTINGS) are PGlite's start parameters: no statement here.
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
   // The data directory's lock makes this process its only opener.
   await migrateToLatest(db, textSearchConfig, { soleOpener: true });
@@ -183,7 +182,7 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
     // A client that loses its connection while checked out (mid-query) also emits 'error'; the query
     // itself fails with the error, so this listener only keeps the event from crashing the process.
     client.on('error', () => {});
-    client.query(ITERATIVE_SCAN).catch(() => {});
+    client.query(SET_SESSION_SETTINGS).catch(() => {});
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});

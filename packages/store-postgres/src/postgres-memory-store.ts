@@ -1075,9 +1075,17 @@ export class PostgresMemoryStore implements MemoryStore {
         throw new TypeError(`embedding profile ${profile.id} has an invalid dimension ${profile.dimension}`);
       }
       // One read for a profile met before (every open but the first): a read-only command writes nothing.
-      const { rows: known } = await sql<{ registered: boolean; indexed: boolean }>`
+      // Without its HNSW index, the same statement tells whether a scope has outgrown the exact scan: the
+      // index is built only then (or with a limit of 0). PostgreSQL counts only when the index is missing.
+      const indexable = profile.dimension <= HNSW_MAX_DIMENSION;
+      const { rows: known } = await sql<{ registered: boolean; indexed: boolean; outgrown: boolean | null }>`
         SELECT EXISTS (SELECT 1 FROM pc_embedding_profiles WHERE profile_id = ${profile.id}) AS registered,
-          to_regclass(${profileIndexName(profile)}) IS NOT NULL AS indexed`.execute(this.#db);
+          to_regclass(${profileIndexName(profile)}) IS NOT NULL AS indexed,
+          CASE WHEN to_regclass(${profileIndexName(profile)}) IS NOT NULL AND ${indexable} THEN NULL
+            ELSE EXISTS (
+              SELECT 1 FROM pc_embeddings e WHERE e.profile_id = ${profile.id}
+              GROUP BY e.scope_id HAVING count(*) > ${this.#exactVectorScanLimit}
+            ) END AS outgrown`.execute(this.#db);
       if (!known[0]?.registered) {
         await this.#db
           .insertInto('pc_embedding_profiles')
@@ -1091,17 +1099,11 @@ export class PostgresMemoryStore implements MemoryStore {
           .execute();
       }
       this.#profiles.set(profile.id, profile);
-      if (known[0]?.indexed && profile.dimension <= HNSW_MAX_DIMENSION) {
+      if (known[0]?.indexed && indexable) {
         this.#indexedProfiles.add(profile.id);
         return;
       }
-      // The HNSW index is built only once a scope outgrows the exact scan (or with a limit of 0).
-      const { rows } = await sql<{ outgrown: boolean }>`
-        SELECT EXISTS (
-          SELECT 1 FROM pc_embeddings e WHERE e.profile_id = ${profile.id}
-          GROUP BY e.scope_id HAVING count(*) > ${this.#exactVectorScanLimit}
-        ) AS outgrown`.execute(this.#db);
-      if (this.#exactVectorScanLimit === 0 || rows[0]?.outgrown)
+      if (this.#exactVectorScanLimit === 0 || known[0]?.outgrown)
         await this.#createProfileIndex(this.#db, profile);
     });
   }

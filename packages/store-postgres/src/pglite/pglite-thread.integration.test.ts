@@ -23,6 +23,14 @@ describe('PGlite on a worker thread', () => {
     ]);
   });
 
+  it("starts every session with the store's session settings", async () => {
+    // Set before pgvector is loaded, the value is kept and taken by pgvector when it loads.
+    const shown = await pglite.query<{ setting: string }>(
+      "SELECT current_setting('hnsw.iterative_scan', true) AS setting",
+    );
+    expect(shown.rows).toEqual([{ setting: 'strict_order' }]);
+  });
+
   it('passes a database error over with its SQLSTATE and message', async () => {
     const failed = await pglite
       .query('INSERT INTO t VALUES (1, $1)', ['again'])

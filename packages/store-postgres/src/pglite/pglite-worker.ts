@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parentPort, threadId } from 'node:worker_threads';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
+import { SESSION_START_PARAMS } from '../session-settings.js';
 import { type HeldTransaction, holdTransaction } from './held-transaction.js';
 import { pgliteExtensions } from './pglite-extensions.js';
 import {
@@ -22,8 +23,14 @@ import { privateTemplateFolder, seedFromTemplate } from './private-templates.js'
 const port = parentPort!;
 
 // PGlite and its extensions load as soon as the thread starts, before it is told what to open: a
-// thread started ahead of the open (prestartPGliteThread) has this behind it by then.
-const loading = Promise.all([import('@electric-sql/pglite'), pgliteExtensions()]);
+// thread started ahead of the open (prestartPGliteThread) has this behind it by then. So does PGlite's
+// file system for a data directory, which `PGlite.create` would otherwise import itself, after the
+// module is compiled (about 15 ms on the way to an open data directory; an in-memory open never uses it).
+const loading = Promise.all([
+  import('@electric-sql/pglite'),
+  pgliteExtensions(),
+  import('@electric-sql/pglite/nodefs'),
+]);
 loading.catch(() => {}); // reported by the open
 // PostgreSQL's WebAssembly module is read and compiled then too; if that fails, PGlite does it itself.
 const compiled = compilePGliteModule();
@@ -38,6 +45,27 @@ compiled.catch(() => {});
  */
 const WAL_SETTINGS = ['-c', 'max_wal_size=64MB', '-c', 'min_wal_size=32MB'];
 
+/**
+ * PGlite runs PostgreSQL as a single backend: no client connections beside it, no autovacuum workers,
+ * no WAL senders, no huge pages. PostgreSQL still sizes its shared memory (lock table, process slots,
+ * rounded up to 2 MB) for 100 connections, 16 autovacuum worker slots and 10 WAL senders by default:
+ * 12 MB with 4 MB of buffers, which PGlite zeroes at every start (about 3 ms a megabyte on a 2-core
+ * machine). Sized for what it runs it is 6.6 MB, and the lock table still has room for 448 locks: the
+ * store's whole schema is 49 relations.
+ */
+const SINGLE_BACKEND_SETTINGS = [
+  '-c',
+  'max_connections=4',
+  '-c',
+  'max_wal_senders=0',
+  '-c',
+  'autovacuum_max_workers=1',
+  '-c',
+  'autovacuum_worker_slots=1',
+  '-c',
+  'huge_pages=off',
+];
+
 let pglite: PGlite;
 port.once('message', (open: PGliteOpen) => {
   void openDatabase(open);
@@ -51,6 +79,8 @@ async function openDatabase(open: PGliteOpen): Promise<void> {
       startParams: [
         ...PGlite.defaultStartParams,
         ...WAL_SETTINGS,
+        ...SINGLE_BACKEND_SETTINGS,
+        ...SESSION_START_PARAMS,
         ...(open.sharedBuffers === undefined ? [] : ['-c', `shared_buffers=${open.sharedBuffers}`]),
       ],
     };
