@@ -26,13 +26,15 @@ const restartsWithFlag = Number(process.versions.v8.split('.')[0]) >= 13;
 
 describe('WebAssembly compiled by the baseline compiler only, for the short-lived commands (rfcs/0001, "Start-up")', () => {
   it.each([
-    ['memory', 'search', '--help'],
-    ['mcp', '--help'],
-  ])('%s %s %s', (...args) => {
+    [['memory', 'search', '--help'], ['--liftoff-only', '--wasm-lazy-validation', '--max-opt=1']],
+    [['mcp', '--help'], ['--liftoff-only', '--wasm-lazy-validation']],
+  ])('%j starts with %j', (args, flags) => {
     const { status, execArgv } = flagsOfRun(args);
     expect(status).toBe(0);
     expect(execArgv).toHaveLength(1); // one process reached its exit: the first was replaced, not left behind
-    expect(execArgv[0]!.filter((flag) => flag === '--liftoff-only')).toHaveLength(restartsWithFlag ? 1 : 0);
+    const v8Flags = execArgv[0]!.filter((flag) => flag !== '--import' && !flag.startsWith('data:'));
+    // On V8 13 the flags are on the command line of the restarted process, once each; before, V8 takes them at run time.
+    expect(v8Flags).toEqual(restartsWithFlag ? flags : []);
     expect(execArgv[0]).toContain('--import'); // the caller's own flags are kept
   });
 
