@@ -67,9 +67,11 @@ export interface CreateRuntimeOptions {
   /** Told where each read ran: the primary or a read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL). */
   onRead?: (target: 'primary' | 'replica') => void;
   /**
-   * PostgreSQL's shared_buffers for the embedded store in this process (e.g. `32MB`); default the data
-   * directory's own, 128 MB. PGlite zeroes the whole pool at every start, so a short-lived process that
-   * reads little (the server's `memory` commands) opens faster with a small one. Ignored on PostgreSQL.
+   * PostgreSQL's shared_buffers for the embedded store in this process (e.g. `32MB`, or `fit`: 1.25
+   * times the data directory's databases, 32 to 128 MB); default the data directory's own, 128 MB.
+   * PGlite zeroes the whole pool at every start, so a short-lived process that reads little (the
+   * server's `memory` commands) opens faster with a small one, and the server's long-lived ones with
+   * one that fits the data. Ignored on PostgreSQL.
    */
   pgliteSharedBuffers?: string;
   /** An application-provided decision backend; it replaces the one built from the environment. */

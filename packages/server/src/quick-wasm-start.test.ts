@@ -26,8 +26,14 @@ const restartsWithFlag = Number(process.versions.v8.split('.')[0]) >= 13;
 
 describe('WebAssembly compiled by the baseline compiler only, for the short-lived commands (rfcs/0001, "Start-up")', () => {
   it.each([
-    [['memory', 'search', '--help'], ['--liftoff-only', '--wasm-lazy-validation', '--max-opt=1']],
-    [['mcp', '--help'], ['--liftoff-only', '--wasm-lazy-validation']],
+    [
+      ['memory', 'search', '--help'],
+      ['--liftoff-only', '--wasm-lazy-validation', '--max-opt=1'],
+    ],
+    [
+      ['mcp', '--help'],
+      ['--liftoff-only', '--wasm-lazy-validation'],
+    ],
   ])('%j starts with %j', (args, flags) => {
     const { status, execArgv } = flagsOfRun(args);
     expect(status).toBe(0);

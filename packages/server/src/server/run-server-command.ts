@@ -37,6 +37,12 @@ export function parseServerFlags(argv: readonly string[]): ServerFlags | 'help' 
 }
 
 /**
+ * The embedded store's buffer pool in a server: sized to its data directory (between 32 and 128 MB),
+ * since PGlite zeroes the whole pool at every start (rfcs/0001, "A pool the size of the data").
+ */
+const EMBEDDED_POOL = 'fit';
+
+/**
  * `powercontext server run`: prints exactly one line, `listening on http://HOST:PORT`, on stdout when
  * ready (logs go to stderr), and shuts down gracefully on SIGTERM or SIGINT. Exit codes: 0 after a
  * clean shutdown, 1 on a configuration or start-up error, 2 on bad arguments.
@@ -78,7 +84,7 @@ export async function runServerCommand(
   // The configuration is valid and the port bound: nothing left can refuse the run before the runtime
   // opens its store, so an existing embedded data directory starts opening now, while the HTTP stack
   // and the runtime load (rfcs/0001, "Start-up"). The listening line still waits for the open runtime.
-  await prestart?.openEmbeddedStoreAhead({ config: config.runtime });
+  await prestart?.openEmbeddedStoreAhead({ config: config.runtime }, { pgliteSharedBuffers: EMBEDDED_POOL });
   const [{ createLogger }, { handleMcpHttp }, { startServer }] = await (rest ?? loadRest());
   const logger = createLogger(config.logLevel);
   let server: RunningServer;

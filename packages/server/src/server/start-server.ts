@@ -83,6 +83,8 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       ((current, log) =>
         createRuntime({
           config: current.runtime,
+          // The same pool as the open begun ahead (run-server-command.ts), which this open then takes.
+          pgliteSharedBuffers: 'fit',
           logger: toRuntimeLogger(log),
           additionalObserver: metrics.observer,
           onRead: (target) => metrics.read(target),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedPGliteVersion } from './open-pglite.js';
 import { PGliteThread, prestartPGliteThread } from './pglite-thread.js';
+import { fitSharedBuffers } from './shared-buffers.js';
 
 describe('PGlite on a worker thread', () => {
   let pglite: PGliteThread;
@@ -118,6 +119,15 @@ describe('a PGlite thread started ahead of its open', () => {
       expect(shown.rows).toEqual([{ shared_buffers: '128MB' }]);
     } finally {
       await again.close();
+    }
+    // `fit`: the size fitSharedBuffers gives this directory (an empty cluster: the 32 MB floor).
+    const fitted = await PGliteThread.open(pgliteDir, { sharedBuffers: 'fit' });
+    try {
+      const shown = await fitted.query<{ shared_buffers: string }>('SHOW shared_buffers');
+      expect(shown.rows).toEqual([{ shared_buffers: fitSharedBuffers(pgliteDir) }]);
+      expect(shown.rows).toEqual([{ shared_buffers: '32MB' }]);
+    } finally {
+      await fitted.close();
     }
   }, 120_000);
 

@@ -25,13 +25,14 @@ export interface PGliteHandle extends PGliteSession {
 /** How PGlite starts for one open. */
 export interface PGliteOpenOptions {
   /**
-   * PostgreSQL's shared_buffers for this run (`<n>kB`, `<n>MB` or `<n>GB`); default the cluster's own
-   * (128 MB for the store's data directories). PGlite zeroes the whole buffer pool when it starts.
+   * PostgreSQL's shared_buffers for this run (`<n>kB`, `<n>MB` or `<n>GB`, or `fit`: sized to the data
+   * directory, see `FIT_SHARED_BUFFERS`); default the cluster's own (128 MB for the store's data
+   * directories). PGlite zeroes the whole buffer pool when it starts.
    */
   sharedBuffers?: string;
 }
 
-const SHARED_BUFFERS = /^[1-9][0-9]{0,6}(kB|MB|GB)$/;
+const SHARED_BUFFERS = /^(?:[1-9][0-9]{0,6}(?:kB|MB|GB)|fit)$/;
 
 /** A worker started ahead of its open (prestartPGliteThread), loading PGlite until an open takes it. */
 let spare: Worker | undefined;
@@ -69,7 +70,7 @@ export interface PendingOpen {
   ref(): void;
 }
 
-/** Whether `value` is a shared_buffers size PGliteThread accepts (`<n>kB`, `<n>MB` or `<n>GB`). */
+/** Whether `value` is a shared_buffers size PGliteThread accepts (`<n>kB`, `<n>MB`, `<n>GB` or `fit`). */
 export function isSharedBuffersSize(value: string): boolean {
   return SHARED_BUFFERS.test(value);
 }

@@ -19,6 +19,7 @@ import {
 } from './pglite-protocol.js';
 import { installedPGliteVersion } from './pglite-version.js';
 import { privateTemplateFolder, seedFromTemplate } from './private-templates.js';
+import { fitSharedBuffers } from './shared-buffers.js';
 
 const port = parentPort!;
 
@@ -73,6 +74,9 @@ port.once('message', (open: PGliteOpen) => {
 
 async function openDatabase(open: PGliteOpen): Promise<void> {
   try {
+    // Measured while the module still compiles, before anything else waits on this thread.
+    const sharedBuffers =
+      open.sharedBuffers === 'fit' ? fitSharedBuffers(open.pgliteDir) : open.sharedBuffers;
     const [{ PGlite }, extensions] = await loading;
     // Start parameters hold for this run only (postgresql.conf is not written), so they never reach a template.
     const startParams = {
@@ -81,7 +85,7 @@ async function openDatabase(open: PGliteOpen): Promise<void> {
         ...WAL_SETTINGS,
         ...SINGLE_BACKEND_SETTINGS,
         ...SESSION_START_PARAMS,
-        ...(open.sharedBuffers === undefined ? [] : ['-c', `shared_buffers=${open.sharedBuffers}`]),
+        ...(sharedBuffers === undefined ? [] : ['-c', `shared_buffers=${sharedBuffers}`]),
       ],
     };
     const pgliteWasmModule = await compiled.catch(() => undefined);
