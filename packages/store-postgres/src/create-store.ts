@@ -38,9 +38,10 @@ export interface PGliteStoreOptions extends StoreOptions {
   /** Directory to persist to; omit for an in-memory database (tests). */
   dataDir?: string;
   /**
-   * PostgreSQL's shared_buffers for this open (`<n>kB`, `<n>MB` or `<n>GB`), default the cluster's own
-   * (128 MB). PGlite zeroes the whole pool at every start, so a short-lived process that reads little
-   * opens faster with a small one (the `memory` commands use 4MB); the data directory keeps its setting.
+   * PostgreSQL's shared_buffers for this open (`<n>kB`, `<n>MB` or `<n>GB`, or `fit`: sized to the data
+   * directory, 32 to 128 MB), default the cluster's own (128 MB; `fit` in memory). PGlite zeroes the
+   * whole pool at every start, so a short-lived process that reads little opens faster with a small one
+   * (the `memory` commands use 4MB, `server run` and `mcp` `fit`); the data directory keeps its setting.
    */
   sharedBuffers?: string;
 }

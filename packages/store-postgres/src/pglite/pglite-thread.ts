@@ -26,8 +26,9 @@ export interface PGliteHandle extends PGliteSession {
 export interface PGliteOpenOptions {
   /**
    * PostgreSQL's shared_buffers for this run (`<n>kB`, `<n>MB` or `<n>GB`, or `fit`: sized to the data
-   * directory, see `FIT_SHARED_BUFFERS`); default the cluster's own (128 MB for the store's data
-   * directories). PGlite zeroes the whole buffer pool when it starts.
+   * directory, see `fitSharedBuffers`); default the cluster's own (128 MB for the store's data
+   * directories), and `fit` (32 MB) for an in-memory database. PGlite zeroes the whole buffer pool when
+   * it starts.
    */
   sharedBuffers?: string;
 }

@@ -74,9 +74,11 @@ port.once('message', (open: PGliteOpen) => {
 
 async function openDatabase(open: PGliteOpen): Promise<void> {
   try {
-    // Measured while the module still compiles, before anything else waits on this thread.
-    const sharedBuffers =
-      open.sharedBuffers === 'fit' ? fitSharedBuffers(open.pgliteDir) : open.sharedBuffers;
+    // Measured while the module still compiles, before anything else waits on this thread. An in-memory
+    // database fits its pool too: its files are in memory already, so a larger pool saves no reads.
+    const fit =
+      open.sharedBuffers === 'fit' || (open.sharedBuffers === undefined && open.pgliteDir === undefined);
+    const sharedBuffers = fit ? fitSharedBuffers(open.pgliteDir) : open.sharedBuffers;
     const [{ PGlite }, extensions] = await loading;
     // Start parameters hold for this run only (postgresql.conf is not written), so they never reach a template.
     const startParams = {
