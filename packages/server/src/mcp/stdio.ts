@@ -7,6 +7,7 @@ import {
   STORE_FLAGS_USAGE,
   type StoreOverrides,
 } from '../cli/runtime-flags.js';
+import { LONG_LIVED_POOL } from '../embedded-pool.js';
 
 /**
  * The tools this command serves, named in its help. Spelled out rather than read from the runtime's
@@ -56,15 +57,14 @@ function parseMcpArgs(argv: readonly string[]): StoreOverrides | 'help' {
 export async function runMcpStdio(argv: string[]): Promise<number> {
   const overrides = parseCommandLine(parseMcpArgs, MCP_USAGE, argv);
   if (typeof overrides === 'number') return overrides;
-  // A pool sized to the data directory (rfcs/0001, "A pool the size of the data"): `mcp` lives on.
-  await prestartStore(overrides, process.env, { pgliteSharedBuffers: 'fit' });
+  await prestartStore(overrides, process.env, { pgliteSharedBuffers: LONG_LIVED_POOL });
   // The MCP SDK and the tools load once the arguments are checked, while the store's thread starts.
   const [{ StdioServerTransport }, { LOCAL_PRINCIPAL }, { createMemoryMcpServer }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('../auth/principal.js'),
     import('./memory-tools.js'),
   ]);
-  const opened = await openRuntime(overrides, process.env, { pgliteSharedBuffers: 'fit' });
+  const opened = await openRuntime(overrides, process.env, { pgliteSharedBuffers: LONG_LIVED_POOL });
   if ('failure' in opened) {
     console.error(`powercontext mcp: ${opened.failure}`);
     return 1;

@@ -1,5 +1,6 @@
 import { ArgsError, parseCommandLine, readFlags } from '@powercontext/cli-support';
 import type { PowerContextError } from '@powercontext/memory-core';
+import { LONG_LIVED_POOL } from '../embedded-pool.js';
 import type { BoundPort } from './bound-port.js';
 import type { ServerConfig, ServerFlags } from './server-config.js';
 import type { RunningServer } from './start-server.js';
@@ -35,12 +36,6 @@ export function parseServerFlags(argv: readonly string[]): ServerFlags | 'help' 
   }
   return parsed;
 }
-
-/**
- * The embedded store's buffer pool in a server: sized to its data directory (between 32 and 128 MB),
- * since PGlite zeroes the whole pool at every start (rfcs/0001, "A pool the size of the data").
- */
-const EMBEDDED_POOL = 'fit';
 
 /**
  * `powercontext server run`: prints exactly one line, `listening on http://HOST:PORT`, on stdout when
@@ -84,7 +79,10 @@ export async function runServerCommand(
   // The configuration is valid and the port bound: nothing left can refuse the run before the runtime
   // opens its store, so an existing embedded data directory starts opening now, while the HTTP stack
   // and the runtime load (rfcs/0001, "Start-up"). The listening line still waits for the open runtime.
-  await prestart?.openEmbeddedStoreAhead({ config: config.runtime }, { pgliteSharedBuffers: EMBEDDED_POOL });
+  await prestart?.openEmbeddedStoreAhead(
+    { config: config.runtime },
+    { pgliteSharedBuffers: LONG_LIVED_POOL },
+  );
   const [{ createLogger }, { handleMcpHttp }, { startServer }] = await (rest ?? loadRest());
   const logger = createLogger(config.logLevel);
   let server: RunningServer;

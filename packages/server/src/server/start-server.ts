@@ -7,6 +7,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { KeyAdmission, type RateLimitStore } from '../auth/key-admission.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
 import { SearchLanes } from '../auth/search-lanes.js';
+import { LONG_LIVED_POOL } from '../embedded-pool.js';
 import type { McpHttpHandler } from '../http/app-env.js';
 import { createApp } from '../http/create-app.js';
 import { toRuntimeLogger } from '../logging/create-logger.js';
@@ -84,7 +85,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
         createRuntime({
           config: current.runtime,
           // The same pool as the open begun ahead (run-server-command.ts), which this open then takes.
-          pgliteSharedBuffers: 'fit',
+          pgliteSharedBuffers: LONG_LIVED_POOL,
           logger: toRuntimeLogger(log),
           additionalObserver: metrics.observer,
           onRead: (target) => metrics.read(target),
