@@ -12,6 +12,8 @@
  * `--baseline DIR` measures another built checkout (for instance commit 6a3d005) the same way, run by run
  * interleaved with this one, and prints both columns and their ratio. Times are wall-clock on whatever the
  * machine is doing, which is why the two checkouts alternate. Nothing here asserts: it prints figures.
+ * A `machine:` line first gives Node's own start and the cost of touching new memory on this machine, so
+ * that figures from different machines (or sessions) can be set side by side.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -316,6 +318,30 @@ async function freshCloneDemo(checkout: Checkout): Promise<number> {
   }
 }
 
+/**
+ * Two figures of the machine itself, so that runs on different machines (or on one machine at a busier
+ * moment) can be compared: Node's own start and exit (`node -e ''`), and the time to touch 128 MB of
+ * new WebAssembly memory in a fresh process (a page at a time, as PostgreSQL's first writes to its
+ * memory do). PGlite's start is dominated by both; a virtual machine whose page faults are slow shows
+ * it in the second figure first. Medians of `runs` each.
+ */
+async function machineFigures(runs: number): Promise<{ nodeStartMs: number; touch128MbMs: number }> {
+  const touch = `const m = new WebAssembly.Memory({ initial: 2048 }); const u = new Uint8Array(m.buffer);
+    const t = performance.now(); for (let i = 0; i < u.length; i += 4096) u[i] = 1;
+    console.log(performance.now() - t);`;
+  const starts: number[] = [];
+  const touches: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const start = performance.now();
+    const bare = spawnSync(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    starts.push(performance.now() - start);
+    const touched = spawnSync(process.execPath, ['-e', touch], { encoding: 'utf8' });
+    if (bare.status !== 0 || touched.status !== 0) throw new Error(`node -e failed:\n${touched.stderr}`);
+    touches.push(Number(touched.stdout));
+  }
+  return { nodeStartMs: median(starts), touch128MbMs: median(touches) };
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -329,7 +355,11 @@ async function main(): Promise<void> {
   const checkouts = [new Checkout('current', here)];
   if (options.baseline) checkouts.push(new Checkout('baseline', options.baseline));
   for (const c of checkouts) console.log(`${c.label}: ${c.bin}`);
-  console.log(`node ${process.version}, ${options.runs} runs per row (median), checkouts interleaved\n`);
+  console.log(`node ${process.version}, ${options.runs} runs per row (median), checkouts interleaved`);
+  const machine = await machineFigures(options.runs);
+  console.log(
+    `machine: node -e '' ${machine.nodeStartMs.toFixed(0)} ms, touching 128 MB of new memory ${machine.touch128MbMs.toFixed(0)} ms (medians)\n`,
+  );
 
   const samples = new Map<string, Map<string, number[]>>();
   const add = (name: string, label: string, ms: number) => {
