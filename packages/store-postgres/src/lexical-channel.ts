@@ -6,16 +6,12 @@ import type {
   LexicalSearchResult,
 } from '@powercontext/memory-core';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { bm25Idf, bm25Statistics, projectionVisibleAt } from './bm25-sql.js';
 import type { Database } from './database.js';
-import {
-  type LexicalIndexCache,
-  type LexicalIndexRow,
-  lexicalIndexOf,
-  type ScopeLexicalIndex,
-  scoreLexicalIndex,
-} from './lexical-index-cache.js';
+import type { LexicalIndexCache } from './lexical-index-cache.js';
+import { LexicalMemory } from './lexical-memory.js';
 import { executePrepared } from './prepared.js';
-import { type Analyze, type CandidateRow, purgeMarkOf } from './store-sql.js';
+import type { Analyze, CandidateRow } from './store-sql.js';
 
 export interface LexicalChannelOptions {
   db: Kysely<Database>;
@@ -35,50 +31,17 @@ export interface LexicalChannelOptions {
 export class LexicalChannel {
   readonly #db: Kysely<Database>;
   readonly #analyzed: Analyze;
-  readonly #lexicalIndexes: LexicalIndexCache | undefined;
-  readonly #closed: () => boolean;
+  readonly #memory: LexicalMemory | undefined;
 
   constructor(options: LexicalChannelOptions) {
     this.#db = options.db;
     this.#analyzed = options.analyze;
-    this.#lexicalIndexes = options.cache;
-    this.#closed = options.closed;
+    this.#memory =
+      options.cache && new LexicalMemory(options.db, options.analyze, options.cache, options.closed);
   }
 
   async search(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
-    const held = this.#lexicalIndexes?.lookup(query.scopeId, query.revision);
-    if (held) {
-      const answer = await this.#lexicalSearchInMemory(held, query);
-      if (answer) return answer;
-    }
-    return this.#lexicalSearchStatement(query);
-  }
-
-  /**
-   * The lexical channel over an index held in memory (LexicalIndexCache): one short read analyses the
-   * query (its distinct lexemes, sorted as the statement sorts them) and reads the scope's purge mark;
-   * if a purge happened since the index was read, the index is dropped and undefined returned.
-   */
-  async #lexicalSearchInMemory(
-    index: ScopeLexicalIndex,
-    query: LexicalSearchQuery,
-  ): Promise<LexicalSearchResult | undefined> {
-    const [probe] = await executePrepared(
-      this.#db,
-      sql<{ lexemes: string[]; purged: number | null }>`
-      SELECT coalesce((SELECT array_agg(DISTINCT t.lexeme) FROM unnest(${this.#analyzed(query.query)}) t), '{}') AS lexemes,
-        ${purgeMarkOf(query.scopeId)} AS purged`,
-    );
-    if ((probe?.purged ?? null) !== index.purgeMark) {
-      this.#lexicalIndexes?.drop(query.scopeId);
-      return undefined;
-    }
-    const lexemes = probe?.lexemes ?? [];
-    this.#lexicalIndexes!.answered();
-    return {
-      queryTermCount: lexemes.length,
-      candidates: scoreLexicalIndex(index, lexemes, query.limit, query.bm25),
-    };
+    return (await this.#memory?.answer(query)) ?? this.#lexicalSearchStatement(query);
   }
 
   async #lexicalSearchStatement(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
@@ -131,9 +94,7 @@ export class LexicalChannel {
       LIMIT ${query.limit}`,
     );
     const first = rows[0];
-    if (first && this.#lexicalIndexes?.missed(query.scopeId, query.revision, Number(first.total_length))) {
-      void this.#readLexicalIndex(query.scopeId, query.revision);
-    }
+    if (first) this.#memory?.missed(query.scopeId, query.revision, Number(first.total_length));
     const queryTermCount =
       first?.query_terms ??
       (
@@ -152,59 +113,6 @@ export class LexicalChannel {
         matchedTerms: row.matched_terms,
       })),
     };
-  }
-
-  /**
-   * Reads the scope's lexical index at the revision into memory, in one statement (one snapshot): the
-   * BM25 figures as the lexical statement takes them and the purge mark, every projection visible at
-   * the revision numbered in projection order, and per lexeme its idf (computed by the database, whose
-   * `ln` the statement uses: JavaScript's Math.log may differ in the last bit) and the numbers and term
-   * frequencies of the visible projections that hold it, as bytes (`int4send`, `float8send`): exact, and
-   * decoded without parsing text (text arrays of half a million numbers held the event loop 150-200 ms).
-   * Runs beside the searches; a failure only leaves the statement answering.
-   */
-  async #readLexicalIndex(scopeId: string, revision: number): Promise<void> {
-    const cache = this.#lexicalIndexes!;
-    try {
-      // Without table statistics (a new scope, PGlite) the planner would join the scope's postings to
-      // its projections in a nested loop (minutes at 10,000 entries); hash joins and hash aggregates
-      // are forced for this one read, with the memory they need.
-      const rows = await this.#db.transaction().execute(async (trx) => {
-        await sql`SET LOCAL enable_nestloop = off`.execute(trx);
-        await sql`SET LOCAL enable_sort = off`.execute(trx);
-        await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
-        return (
-          await sql<LexicalIndexRow>`
-        WITH ${bm25Statistics(scopeId, revision)}, docs AS MATERIALIZED (
-          SELECT p.projection_id, (row_number() OVER (ORDER BY p.projection_id) - 1)::int AS ord,
-            p.entry_version_id, v.entry_id, v.state = 'active' AS active, p.lexical_length
-          FROM pc_lexical_projections p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
-          WHERE p.scope_id = ${scopeId} AND ${projectionVisibleAt(revision)}
-        )
-        SELECT 'stats' AS kind, NULL::int AS ord, NULL::uuid AS entry_version_id, NULL::uuid AS entry_id,
-          NULL::boolean AS active, s.n AS value, s.avgdl AS average_length, NULL::text AS lexeme,
-          NULL::bytea AS ords, NULL::bytea AS tfs,
-          ${purgeMarkOf(scopeId)} AS purged
-        FROM stats s
-        UNION ALL
-        SELECT 'doc', d.ord, d.entry_version_id, d.entry_id, d.active, d.lexical_length, NULL, NULL, NULL, NULL, NULL
-        FROM docs d
-        UNION ALL
-        SELECT 'lexeme', NULL, NULL, NULL, NULL,
-          ${bm25Idf(sql`s.n`, sql`count(*)::float8`)}, NULL, l.lexeme,
-          string_agg(int4send(d.ord), ''::bytea), string_agg(float8send(l.tf), ''::bytea), NULL
-        FROM pc_lexical_postings l JOIN docs d ON d.projection_id = l.projection_id CROSS JOIN stats s
-        WHERE l.scope_id = ${scopeId}
-        GROUP BY l.lexeme, s.n`.execute(trx)
-        ).rows;
-      });
-      if (this.#closed()) return;
-      const index = await lexicalIndexOf(scopeId, revision, rows);
-      if (this.#closed()) return;
-      cache.hold(index);
-    } catch {
-      cache.readFailed(scopeId);
-    }
   }
 
   async explainMatches(query: LexicalMatchQuery): Promise<LexicalMatchReport> {
@@ -248,37 +156,4 @@ export class LexicalChannel {
     }
     return { queryTerms, matches };
   }
-}
-
-/**
- * BM25's idf of a lexeme found in `df` of `n` projections. The lexical statement and the read of the
- * in-memory index both compute it with this one expression, so the index's scores equal the
- * statement's to the bit (RFC 0002, "The lexical index in memory").
- */
-function bm25Idf(n: RawBuilder<unknown>, df: RawBuilder<unknown>) {
-  return sql`ln(1 + (${n} - ${df} + 0.5) / (${df} + 0.5))`;
-}
-
-/**
- * The `kept` and `stats` steps of a statement that needs BM25's N and average length at a revision:
- * the scope's statistics row when it describes that revision, else counted from the projections
- * visible at it. The lexical statement and the in-memory index read them the same way.
- */
-function bm25Statistics(scopeId: string, revision: number) {
-  return sql`kept AS MATERIALIZED (
-    SELECT s.projections::float8 AS n, s.projection_length::float8 AS total FROM pc_scope_statistics s
-    WHERE s.scope_id = ${scopeId} AND s.revision = ${revision}
-  ), stats AS MATERIALIZED (
-    SELECT k.n, CASE WHEN k.n > 0 THEN k.total / k.n ELSE 0 END AS avgdl FROM kept k
-    UNION ALL
-    SELECT count(*)::float8, coalesce(avg(p.lexical_length), 0)::float8
-    FROM pc_lexical_projections p
-    WHERE p.scope_id = ${scopeId} AND ${projectionVisibleAt(revision)}
-    HAVING NOT EXISTS (SELECT 1 FROM kept)
-  )`;
-}
-
-/** `p` (a lexical projection) is the one the index used at `revision`. */
-function projectionVisibleAt(revision: number) {
-  return sql`p.revision <= ${revision} AND (p.superseded_revision IS NULL OR p.superseded_revision > ${revision})`;
 }

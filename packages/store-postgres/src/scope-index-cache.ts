@@ -36,8 +36,11 @@ export class ScopeIndexCache<T extends CachedIndex> {
   /** Key -> what decides its next read: searches at one revision, a read in flight, a cool-down. */
   readonly #keys = new Map<string, KeyReads>();
   #held = 0;
-  /** Searches answered from memory, and indexes read, since the cache was made. */
-  readonly counts = { answered: 0, read: 0 };
+  /**
+   * Searches answered from memory, indexes read, indexes moved forward by a delta (and the
+   * milliseconds those catch-ups took), since the cache was made.
+   */
+  readonly counts = { answered: 0, read: 0, caughtUp: 0, catchUpMs: 0 };
 
   constructor(options: ScopeIndexCacheOptions) {
     this.#options = options;
@@ -51,6 +54,43 @@ export class ScopeIndexCache<T extends CachedIndex> {
     this.#indexes.set(key, index);
     index.uses += 1;
     return index;
+  }
+
+  /** The key's index at whatever revision it holds, if any; not a use. */
+  latest(key: string): T | undefined {
+    return this.#indexes.get(key);
+  }
+
+  /** The most one index may hold. */
+  get maxIndexSize(): number {
+    return this.#options.maxSize;
+  }
+
+  /**
+   * The key's index changed size in place (it was moved forward by a delta); `previousSize` is what it
+   * held before. It is dropped if it no longer fits at all, and the least recently used others go
+   * until the budget holds.
+   */
+  resized(key: string, previousSize: number): void {
+    const index = this.#indexes.get(key);
+    if (!index) return;
+    this.#held += index.size - previousSize;
+    if (index.size > this.#options.maxSize) {
+      this.drop(key);
+      return;
+    }
+    for (const [heldKey, oldest] of this.#indexes) {
+      if (this.#held <= this.#options.maxSize) break;
+      if (heldKey === key) continue;
+      this.#indexes.delete(heldKey);
+      this.#held -= oldest.size;
+    }
+  }
+
+  /** Counts an index moved forward by a delta, and how long that took. */
+  caughtUp(milliseconds: number): void {
+    this.counts.caughtUp += 1;
+    this.counts.catchUpMs += milliseconds;
   }
 
   /** Counts a search answered from memory. */
@@ -96,6 +136,8 @@ export class ScopeIndexCache<T extends CachedIndex> {
       this.#readEnded(reads);
     }
     if (index.size > this.#options.maxSize) return;
+    // A read that started before the held index was moved past its revision is older: keep the newer.
+    if (previous && previous.revision > index.revision) return;
     this.drop(key);
     this.#indexes.set(key, index);
     this.#held += index.size;

@@ -14,6 +14,7 @@ import {
   vectorCandidates,
   vectorIndexOf,
 } from './vector-index-cache.js';
+import { applyVectorDelta, type VectorDeltaRow } from './vector-index-delta.js';
 import { quotedArrayLiteral, toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
 
 export interface VectorChannelOptions {
@@ -37,6 +38,8 @@ export class VectorChannel {
   readonly #activeEntries: ActiveEntryCounts;
   readonly #vectorIndexes: VectorIndexCache | undefined;
   readonly #closed: () => boolean;
+  /** Catch-ups in flight, by (scope, profile): searches of the same pair wait for the one read. */
+  readonly #catchUps = new Map<string, Promise<void>>();
 
   constructor(options: VectorChannelOptions) {
     this.#db = options.db;
@@ -52,14 +55,16 @@ export class VectorChannel {
       (await this.#liveEntries(query.scopeId, query.revision)) <= this.#profiles.exactVectorScanLimit;
     if (!exact) return toChannelCandidates((await hnswVectorSearch(query).execute(this.#db)).rows);
     const cache = query.limit > 0 && isSparseQuery(query.vector) ? this.#vectorIndexes : undefined;
-    const held = cache?.lookup(query.scopeId, query.profileId, query.revision);
+    const held = cache && (await this.#indexAt(cache, query.scopeId, query.profileId, query.revision));
     if (held) {
       const answer = await this.#vectorSearchInMemory(held, query);
       if (answer) return answer;
     }
     const rows = await executePrepared(this.#db, exactVectorSearch(query));
     const active = this.#activeEntries.known(query.scopeId, query.revision) ?? 0;
-    if (cache?.missed(query.scopeId, query.profileId, query.revision, active)) {
+    // A query the index held at this revision left to the scan (dense, or its k-th cosine about 0) is
+    // no reason to read the index again.
+    if (!held && cache?.missed(query.scopeId, query.profileId, query.revision, active)) {
       void this.#readVectorIndex(query.scopeId, query.profileId, query.revision);
     }
     return toChannelCandidates(rows);
@@ -107,6 +112,57 @@ export class VectorChannel {
         entry_id === null || entry_version_id === null ? [] : [{ entry_id, entry_version_id, cosine }],
       ),
     );
+  }
+
+  /**
+   * The pair's index at `revision`: the one held there, or the one held at an older revision moved
+   * forward by the revisions' delta (one read per pair at a time). Undefined when none is held at or
+   * before it, or it could not follow.
+   */
+  async #indexAt(
+    cache: VectorIndexCache,
+    scopeId: string,
+    profileId: string,
+    revision: number,
+  ): Promise<ScopeVectorIndex | undefined> {
+    const exact = cache.lookup(scopeId, profileId, revision);
+    if (exact) return exact;
+    const key = `${scopeId}\u0000${profileId}`;
+    for (let attempts = 0; attempts < 3; attempts++) {
+      const held = cache.latest(scopeId, profileId);
+      if (!held || held.revision > revision) return undefined;
+      if (held.revision === revision) return cache.lookup(scopeId, profileId, revision);
+      let pending = this.#catchUps.get(key);
+      if (!pending) {
+        pending = this.#catchUp(cache, held, revision).finally(() => this.#catchUps.delete(key));
+        this.#catchUps.set(key, pending);
+      }
+      await pending;
+    }
+    return undefined;
+  }
+
+  /** Moves the held index forward to `revision` by one delta read, or drops it (see applyVectorDelta). */
+  async #catchUp(cache: VectorIndexCache, index: ScopeVectorIndex, revision: number): Promise<void> {
+    const started = performance.now();
+    const from = index.revision;
+    let rows: VectorDeltaRow[];
+    try {
+      rows = await executePrepared(this.#db, vectorDelta(index.scopeId, index.profileId, from, revision));
+    } catch {
+      cache.dropIndex(index.scopeId, index.profileId);
+      return;
+    }
+    if (this.#closed() || cache.latest(index.scopeId, index.profileId) !== index || index.revision !== from)
+      return;
+    const mark = rows.find((row) => row.kind === 'mark');
+    const previousSize = index.size;
+    if ((mark?.purged ?? null) !== index.purgeMark || !applyVectorDelta(index, revision, rows)) {
+      cache.dropIndex(index.scopeId, index.profileId);
+      return;
+    }
+    cache.resized(index, previousSize);
+    cache.caughtUp(performance.now() - started);
   }
 
   /**
@@ -233,4 +289,29 @@ function sparseCosineTo(vector: readonly number[]) {
 /** 1 - cosine distance; a zero vector has no direction (NaN), which scores 0 instead of sorting first. */
 function cosineOf(distance: ReturnType<typeof sql>) {
   return sql`coalesce(nullif(1 - (${distance}), 'NaN'::float8), 0)`;
+}
+
+/**
+ * The delta of a (scope, profile) vector index from revision `from` to `to`, in one statement: the
+ * purge mark; the versions written after `from` that are live and active at `to`, with their vector
+ * (`added`); and the versions that a version written after `from` superseded (`gone`). Both read the
+ * scope's versions by (scope, revision).
+ */
+function vectorDelta(scopeId: string, profileId: string, from: number, to: number) {
+  return sql<VectorDeltaRow>`
+    WITH mark AS MATERIALIZED (
+      SELECT ${purgeMarkOf(scopeId)} AS purged
+    ), written AS MATERIALIZED (
+      SELECT v.entry_version_id, v.previous_version_id, v.state, v.superseded_revision
+      FROM pc_entry_versions v
+      WHERE v.scope_id = ${scopeId} AND v.revision > ${from} AND v.revision <= ${to}
+    )
+    SELECT 'mark' AS kind, NULL::uuid AS entry_version_id, NULL::bytea AS vector, m.purged FROM mark m
+    UNION ALL
+    SELECT 'added', w.entry_version_id, sparsevec_send(e.embedding), NULL
+    FROM written w
+    LEFT JOIN pc_embeddings e ON e.entry_version_id = w.entry_version_id AND e.profile_id = ${profileId}
+    WHERE w.state = 'active' AND (w.superseded_revision IS NULL OR w.superseded_revision > ${to})
+    UNION ALL
+    SELECT 'gone', w.previous_version_id, NULL, NULL FROM written w WHERE w.previous_version_id IS NOT NULL`;
 }

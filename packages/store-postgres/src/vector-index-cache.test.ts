@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type VectorIndexRow, vectorCandidates, vectorIndexOf } from './vector-index-cache.js';
+import {
+  type VectorIndexRow,
+  vectorCandidates,
+  vectorIndexBytes,
+  vectorIndexOf,
+} from './vector-index-cache.js';
 
 /** pgvector's binary form of a sparse vector (`sparsevec_send`), from a dense array. */
 function sent(dense: readonly number[]): Uint8Array {
@@ -46,7 +51,8 @@ describe('vectorIndexOf', () => {
 
   it('lays the values out by dimension, exactly as float4', async () => {
     const index = (await vectorIndexOf('s', 'p', 3, rowsOf(sparseVectors(40))))!;
-    expect(index.size).toBe(80);
+    // 40 vectors of 2 non-zero values each: 80 values, counted in bytes (vectorIndexBytes).
+    expect(index.size).toBe(vectorIndexBytes(40, 80, index.offsets.length - 1));
     expect(index.maxNonZero).toBe(2);
     expect(index.offsets.at(-1)).toBe(80);
     const holders = [...index.ordinals.subarray(index.offsets[0]!, index.offsets[1]!)];

@@ -1,5 +1,6 @@
 import { CpuSlice } from '@powercontext/memory-core';
 import { ScopeIndexCache } from './scope-index-cache.js';
+import { type AddedVectors, addedCandidates, noneAdded } from './vector-index-delta.js';
 
 /**
  * An in-process copy of one scope's sparse vectors of one embedding profile as they stood at one
@@ -23,19 +24,36 @@ export interface ScopeVectorIndex {
   values: Float32Array;
   /** The most non-zero values of one vector. */
   maxNonZero: number;
-  /** Non-zero values held, the unit of the cache's budget. */
+  /**
+   * What deltas changed since the read (`applyVectorDelta`): 1 where a read vector's version stopped
+   * being live, and the vectors of versions written since, kept apart until the index is read again.
+   */
+  removed: Uint8Array;
+  removedCount: number;
+  added: AddedVectors;
+  /** The read vectors' numbers by version, made at the first delta. */
+  ordinalOf: Map<string, number> | undefined;
+  /** Estimated bytes held (`vectorIndexBytes`), the unit of the cache's budget. */
   size: number;
   uses: number;
 }
 
+/**
+ * Bytes an index holds, estimated: per vector its 36-character id (about 64 with its array slot), norm
+ * and flags (about 16); per non-zero value 8 (its ordinal and float4 value); per dimension 4.
+ */
+export function vectorIndexBytes(vectors: number, nonZero: number, dimension: number): number {
+  return vectors * 80 + nonZero * 8 + dimension * 4;
+}
+
 export interface VectorIndexCacheOptions {
-  /** Non-zero vector values the cache may hold over all scopes. Default 8,000,000. */
-  maxValues?: number;
+  /** Bytes the cache may hold over all scopes, as estimated by `vectorIndexBytes`. Default 96 MiB. */
+  maxBytes?: number;
   /** Searches of a scope at one revision before its vectors are read: at least this many (default 2)... */
   minSearches?: number;
 }
 
-const DEFAULT_MAX_VALUES = 8_000_000;
+const DEFAULT_MAX_BYTES = 96 * 1024 * 1024;
 const DEFAULT_MIN_SEARCHES = 2;
 /** ...and one more per this many of the scope's active entries. */
 const ENTRIES_PER_EXTRA_SEARCH = 5_000;
@@ -51,15 +69,44 @@ export class VectorIndexCache {
 
   constructor(options: VectorIndexCacheOptions = {}) {
     this.#cache = new ScopeIndexCache({
-      maxSize: options.maxValues ?? DEFAULT_MAX_VALUES,
+      maxSize: options.maxBytes ?? DEFAULT_MAX_BYTES,
       minSearches: options.minSearches ?? DEFAULT_MIN_SEARCHES,
       weightPerExtraSearch: ENTRIES_PER_EXTRA_SEARCH,
     });
   }
 
-  /** Vector searches whose candidates came from memory, and indexes read, since the cache was made. */
-  get counts(): { readonly answered: number; readonly read: number } {
+  /** Vector searches whose candidates came from memory, indexes read and caught up, since the cache was made. */
+  get counts(): {
+    readonly answered: number;
+    readonly read: number;
+    readonly caughtUp: number;
+    readonly catchUpMs: number;
+  } {
     return this.#cache.counts;
+  }
+
+  /** The pair's index at whatever revision it holds, if any (not a use). */
+  latest(scopeId: string, profileId: string): ScopeVectorIndex | undefined {
+    return this.#cache.latest(keyOf(scopeId, profileId));
+  }
+
+  /** The index changed size in place from `previousSize` (a delta); evicts others to stay in budget. */
+  resized(index: ScopeVectorIndex, previousSize: number): void {
+    this.#cache.resized(keyOf(index.scopeId, index.profileId), previousSize);
+  }
+
+  caughtUp(milliseconds: number): void {
+    this.#cache.caughtUp(milliseconds);
+  }
+
+  /** The most bytes one index may take. */
+  get maxIndexBytes(): number {
+    return this.#cache.maxIndexSize;
+  }
+
+  /** Drops the pair's index (one profile). */
+  dropIndex(scopeId: string, profileId: string): void {
+    this.#cache.drop(keyOf(scopeId, profileId));
   }
 
   lookup(scopeId: string, profileId: string, revision: number): ScopeVectorIndex | undefined {
@@ -129,7 +176,8 @@ export function vectorCandidates(
   maxCandidates: number,
 ): string[] | undefined {
   const count = index.entryVersionIds.length;
-  if (count <= maxCandidates) return index.entryVersionIds;
+  const live = count - index.removedCount + index.added.ids.length;
+  if (live <= maxCandidates) return liveIds(index);
   const dots = new Float64Array(count);
   const touched = new Uint8Array(count);
   const touchedOrdinals: number[] = [];
@@ -152,11 +200,17 @@ export function vectorCandidates(
     }
   }
   if (queryNorm === 0) return undefined;
-  const cosines = touchedOrdinals.map((ordinal) => {
+  const ids: string[] = [];
+  const cosines: number[] = [];
+  for (const ordinal of touchedOrdinals) {
+    if (index.removed[ordinal] === 1) continue;
     const norm = index.norms[ordinal]!;
-    return norm > 0 ? dots[ordinal]! / Math.sqrt(norm * queryNorm) : 0;
-  });
-  const epsilon = (2 * queryNonZero + 2 * index.maxNonZero + 8) * FLOAT4_ROUNDOFF;
+    ids.push(index.entryVersionIds[ordinal]!);
+    cosines.push(norm > 0 ? dots[ordinal]! / Math.sqrt(norm * queryNorm) : 0);
+  }
+  addedCandidates(index.added, vector, queryNorm, ids, cosines);
+  const maxNonZero = Math.max(index.maxNonZero, index.added.maxNonZero);
+  const epsilon = (2 * queryNonZero + 2 * maxNonZero + 8) * FLOAT4_ROUNDOFF;
   const ranked = Float64Array.from(cosines).sort().reverse();
   // The k-th best: among the touched, else 0 (the untouched score exactly 0, and there are enough).
   const kth = ranked.length >= limit ? ranked[limit - 1]! : 0;
@@ -164,12 +218,21 @@ export function vectorCandidates(
   // Untouched vectors (cosine 0) are candidates only when 0 reaches the floor: too many, as a rule.
   if (floor <= 0) return undefined;
   const kept: string[] = [];
-  for (let at = 0; at < touchedOrdinals.length; at++) {
+  for (let at = 0; at < ids.length; at++) {
     if (cosines[at]! < floor) continue;
     if (kept.length === maxCandidates) return undefined;
-    kept.push(index.entryVersionIds[touchedOrdinals[at]!]!);
+    kept.push(ids[at]!);
   }
   return kept;
+}
+
+/** The versions the index holds as live at its revision. */
+function liveIds(index: ScopeVectorIndex): string[] {
+  const read =
+    index.removedCount === 0
+      ? index.entryVersionIds
+      : index.entryVersionIds.filter((_, ordinal) => index.removed[ordinal] === 0);
+  return index.added.ids.length === 0 ? read : [...read, ...index.added.ids];
 }
 
 /** One row of the read of a vector index: a live, active version and its vector (pgvector's binary form). */
@@ -243,7 +306,11 @@ export async function vectorIndexOf(
     ordinals,
     values,
     maxNonZero,
-    size,
+    removed: new Uint8Array(count),
+    removedCount: 0,
+    added: noneAdded(),
+    ordinalOf: undefined,
+    size: vectorIndexBytes(count, size, dimension),
     uses: 0,
   };
 }

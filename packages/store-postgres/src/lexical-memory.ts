@@ -1,0 +1,257 @@
+import type { LexicalSearchQuery, LexicalSearchResult } from '@powercontext/memory-core';
+import { type Kysely, sql } from 'kysely';
+import { bm25Idf, bm25Statistics, projectionVisibleAt } from './bm25-sql.js';
+import type { Database } from './database.js';
+import {
+  applyLexicalDelta,
+  documentFrequency,
+  IdfTable,
+  type LexicalIndexRow,
+  lexicalIndexOf,
+  type ScopeLexicalIndex,
+  scoreLexicalIndex,
+} from './lexical-index.js';
+import type { LexicalIndexCache } from './lexical-index-cache.js';
+import { executePrepared } from './prepared.js';
+import { type Analyze, purgeMarkOf } from './store-sql.js';
+
+/**
+ * The lexical channel's answers from scope indexes held in memory (LexicalIndexCache; RFC 0002,
+ * "Indexes in memory"): whole reads of an index, the catch-up of a held index to a newer revision by
+ * that revision's delta, and BM25 over the index with the statement's answers to the bit.
+ */
+export class LexicalMemory {
+  readonly #db: Kysely<Database>;
+  readonly #analyzed: Analyze;
+  readonly #cache: LexicalIndexCache;
+  readonly #closed: () => boolean;
+  readonly #idfs = new IdfTable();
+  /** Catch-ups in flight, by scope: searches of the same scope wait for the one read. */
+  readonly #catchUps = new Map<string, Promise<void>>();
+
+  constructor(db: Kysely<Database>, analyze: Analyze, cache: LexicalIndexCache, closed: () => boolean) {
+    this.#db = db;
+    this.#analyzed = analyze;
+    this.#cache = cache;
+    this.#closed = closed;
+  }
+
+  /** The answer from memory at exactly the query's revision, or undefined (the statement answers). */
+  async answer(query: LexicalSearchQuery): Promise<LexicalSearchResult | undefined> {
+    const index = await this.#indexAt(query.scopeId, query.revision);
+    return index && this.#search(index, query);
+  }
+
+  /**
+   * The scope's index at `revision`: the one held there, or the one held at an older revision moved
+   * forward by the delta (one read per scope at a time). Undefined when none is held at or before it.
+   */
+  async #indexAt(scopeId: string, revision: number): Promise<ScopeLexicalIndex | undefined> {
+    const exact = this.#cache.lookup(scopeId, revision);
+    if (exact) return exact;
+    for (let attempts = 0; attempts < 3; attempts++) {
+      const held = this.#cache.latest(scopeId);
+      if (!held || held.revision > revision) return undefined;
+      if (held.revision === revision) return this.#cache.lookup(scopeId, revision);
+      let pending = this.#catchUps.get(scopeId);
+      if (!pending) {
+        pending = this.#catchUp(held, revision).finally(() => this.#catchUps.delete(scopeId));
+        this.#catchUps.set(scopeId, pending);
+      }
+      await pending;
+    }
+    return undefined;
+  }
+
+  /**
+   * Moves the held index forward to `revision` by one read of what the revisions after its own added
+   * and superseded. Dropped instead when a purge happened since (it rewrote the past), when too many of
+   * its projections are superseded (the next whole read compacts it), or when the read fails.
+   */
+  async #catchUp(index: ScopeLexicalIndex, revision: number): Promise<void> {
+    const started = performance.now();
+    const from = index.revision;
+    let rows: LexicalIndexRow[];
+    try {
+      rows = await executePrepared(this.#db, lexicalDelta(index.scopeId, from, revision));
+    } catch {
+      this.#cache.drop(index.scopeId);
+      return;
+    }
+    if (this.#closed() || this.#cache.latest(index.scopeId) !== index || index.revision !== from) return;
+    const stats = rows.find((row) => row.kind === 'stats');
+    if (
+      (stats?.purged ?? null) !== index.purgeMark ||
+      index.superseded > Math.max(1_000, index.docCount / 2)
+    ) {
+      this.#cache.drop(index.scopeId);
+      return;
+    }
+    const previousSize = index.size;
+    applyLexicalDelta(index, revision, rows);
+    this.#cache.resized(index, previousSize);
+    this.#cache.caughtUp(performance.now() - started);
+  }
+
+  /**
+   * BM25 over the index: one short read analyses the query (its distinct lexemes, sorted as the
+   * statement sorts them) and reads the scope's purge mark; the idf of each (N, df) the table lacks is
+   * asked of the database. Undefined if a purge happened since the index was read (it is dropped), or
+   * if the index moved past the query's revision meanwhile.
+   */
+  async #search(
+    index: ScopeLexicalIndex,
+    query: LexicalSearchQuery,
+  ): Promise<LexicalSearchResult | undefined> {
+    const [probe] = await executePrepared(
+      this.#db,
+      sql<{ lexemes: string[]; purged: number | null }>`
+      SELECT coalesce((SELECT array_agg(DISTINCT t.lexeme) FROM unnest(${this.#analyzed(query.query)}) t), '{}') AS lexemes,
+        ${purgeMarkOf(query.scopeId)} AS purged`,
+    );
+    if ((probe?.purged ?? null) !== index.purgeMark) {
+      this.#cache.drop(query.scopeId);
+      return undefined;
+    }
+    if (index.revision !== query.revision) return undefined;
+    const lexemes = probe?.lexemes ?? [];
+    const n = index.projections;
+    const dfs = lexemes.map((lexeme) => documentFrequency(index, lexeme));
+    const unknown = [...new Set(dfs.filter((df) => df > 0 && this.#idfs.get(n, df) === undefined))];
+    if (unknown.length > 0) {
+      await this.#learnIdfs(n, unknown);
+      if (index.revision !== query.revision) return undefined;
+    }
+    const idfs = dfs.map((df) => (df > 0 ? this.#idfs.get(n, df) : undefined));
+    if (idfs.some((idf, at) => idf === undefined && dfs[at]! > 0)) return undefined;
+    this.#cache.answered();
+    return {
+      queryTermCount: lexemes.length,
+      candidates: scoreLexicalIndex(index, lexemes, idfs as number[], query.limit, query.bm25),
+    };
+  }
+
+  /** Asks the database for BM25's idf at N = `n` for each document frequency, with the statement's expression. */
+  async #learnIdfs(n: number, dfs: readonly number[]): Promise<void> {
+    const { rows } = await sql<{ df: number; idf: number }>`
+      SELECT x.df, ${bm25Idf(sql`x.n`, sql`x.df`)} AS idf
+      FROM unnest(${dfs.map(() => n)}::float8[], ${[...dfs]}::float8[]) AS x(n, df)`.execute(this.#db);
+    for (const row of rows) this.#idfs.learn(n, Number(row.df), Number(row.idf));
+  }
+
+  /**
+   * Counts a search the statement answered, and reads the scope's index when the cache's rule says so
+   * (in the background).
+   */
+  missed(scopeId: string, revision: number, totalLength: number): void {
+    if (this.#cache.missed(scopeId, revision, totalLength)) void this.#read(scopeId, revision);
+  }
+
+  /**
+   * Reads the scope's lexical index at the revision into memory, in one statement (one snapshot): the
+   * BM25 figures as the lexical statement takes them and the purge mark, every projection visible at
+   * the revision numbered in projection order, and per lexeme its idf (computed by the database, whose
+   * `ln` the statement uses: JavaScript's Math.log may differ in the last bit) and the numbers and term
+   * frequencies of the visible projections that hold it, as bytes (`int4send`, `float8send`): exact, and
+   * decoded without parsing text (text arrays of half a million numbers held the event loop 150-200 ms).
+   * Runs beside the searches; a failure, or an index over the cache's budget, only leaves the statement
+   * answering.
+   */
+  async #read(scopeId: string, revision: number): Promise<void> {
+    try {
+      // Without table statistics (a new scope, PGlite) the planner would join the scope's postings to
+      // its projections in a nested loop (minutes at 10,000 entries); hash joins and hash aggregates
+      // are forced for this one read, with the memory they need.
+      const rows = await this.#db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL enable_nestloop = off`.execute(trx);
+        await sql`SET LOCAL enable_sort = off`.execute(trx);
+        await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
+        return (await lexicalIndexRead(scopeId, revision).execute(trx)).rows;
+      });
+      if (this.#closed()) return;
+      const index = await lexicalIndexOf(scopeId, revision, rows, this.#idfs, this.#cache.maxIndexBytes);
+      if (this.#closed()) return;
+      if (index) this.#cache.hold(index);
+      else this.#cache.readFailed(scopeId);
+    } catch {
+      this.#cache.readFailed(scopeId);
+    }
+  }
+}
+
+/** The whole read of a scope's lexical index at a revision (see `LexicalMemory.#read`). */
+function lexicalIndexRead(scopeId: string, revision: number) {
+  return sql<LexicalIndexRow>`
+    WITH ${bm25Statistics(scopeId, revision)}, docs AS MATERIALIZED (
+      SELECT p.projection_id, (row_number() OVER (ORDER BY p.projection_id) - 1)::int AS ord,
+        p.entry_version_id, v.entry_id, v.state = 'active' AS active, p.lexical_length
+      FROM pc_lexical_projections p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
+      WHERE p.scope_id = ${scopeId} AND ${projectionVisibleAt(revision)}
+    )
+    SELECT 'stats' AS kind, NULL::int AS ord, NULL::uuid AS entry_version_id, NULL::uuid AS entry_id,
+      NULL::boolean AS active, s.n AS value, s.avgdl AS average_length, NULL::text AS lexeme,
+      NULL::bytea AS ords, NULL::bytea AS tfs,
+      ${purgeMarkOf(scopeId)} AS purged
+    FROM stats s
+    UNION ALL
+    SELECT 'doc', d.ord, d.entry_version_id, d.entry_id, d.active, d.lexical_length, NULL, NULL, NULL, NULL, NULL
+    FROM docs d
+    UNION ALL
+    SELECT 'lexeme', NULL, NULL, NULL, NULL,
+      ${bm25Idf(sql`s.n`, sql`count(*)::float8`)}, NULL, l.lexeme,
+      string_agg(int4send(d.ord), ''::bytea), string_agg(float8send(l.tf), ''::bytea), NULL
+    FROM pc_lexical_postings l JOIN docs d ON d.projection_id = l.projection_id CROSS JOIN stats s
+    WHERE l.scope_id = ${scopeId}
+    GROUP BY l.lexeme, s.n`;
+}
+
+/**
+ * The delta of a scope's lexical index from revision `from` to `to`, in one statement: the BM25
+ * figures at `to` and the purge mark; the projections that became visible after `from` and are still
+ * visible at `to`, numbered from 0; the versions that a version written after `from` superseded
+ * (`gone`: their projections stop being visible); and, per lexeme, the new projections' postings.
+ * Postings are keyed (scope, lexeme, projection), so they are found by the lexemes a new projection can
+ * hold, those of the versions it is built from (its own and its neighbours', `context`), never by a
+ * scan of the scope's postings.
+ */
+function lexicalDelta(scopeId: string, from: number, to: number) {
+  return sql<LexicalIndexRow>`
+    WITH ${bm25Statistics(scopeId, to)}, added AS MATERIALIZED (
+      SELECT p.projection_id, (row_number() OVER (ORDER BY p.projection_id) - 1)::int AS ord,
+        p.entry_version_id, v.entry_id, v.state = 'active' AS active, p.lexical_length, p.context
+      FROM pc_lexical_projections p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
+      WHERE p.scope_id = ${scopeId} AND p.revision > ${from} AND ${projectionVisibleAt(to)}
+    ), gone AS MATERIALIZED (
+      SELECT v.previous_version_id AS entry_version_id FROM pc_entry_versions v
+      WHERE v.scope_id = ${scopeId} AND v.revision > ${from} AND v.revision <= ${to}
+        AND v.previous_version_id IS NOT NULL
+    ), parts AS MATERIALIZED (
+      SELECT a.entry_version_id AS source FROM added a
+      UNION
+      SELECT (n.value ->> 'entryVersionId')::uuid FROM added a CROSS JOIN jsonb_array_elements(a.context) n
+    ), lexemes AS MATERIALIZED (
+      SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS list
+      FROM parts pt JOIN pc_entry_versions v ON v.entry_version_id = pt.source
+      CROSS JOIN LATERAL unnest(v.search_vector) t
+    ), ids AS MATERIALIZED (
+      SELECT coalesce(array_agg(a.projection_id), '{}') AS list FROM added a
+    )
+    SELECT 'stats' AS kind, NULL::int AS ord, NULL::uuid AS entry_version_id, NULL::uuid AS entry_id,
+      NULL::boolean AS active, s.n AS value, s.avgdl AS average_length, NULL::text AS lexeme,
+      NULL::bytea AS ords, NULL::bytea AS tfs,
+      ${purgeMarkOf(scopeId)} AS purged
+    FROM stats s
+    UNION ALL
+    SELECT 'doc', a.ord, a.entry_version_id, a.entry_id, a.active, a.lexical_length, NULL, NULL, NULL, NULL, NULL
+    FROM added a
+    UNION ALL
+    SELECT 'gone', NULL, g.entry_version_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM gone g
+    UNION ALL
+    SELECT 'lexeme', NULL, NULL, NULL, NULL, NULL, NULL, l.lexeme,
+      string_agg(int4send(a.ord), ''::bytea), string_agg(float8send(l.tf), ''::bytea), NULL
+    FROM pc_lexical_postings l JOIN added a ON a.projection_id = l.projection_id
+    WHERE l.scope_id = ${scopeId} AND l.lexeme = ANY ((SELECT list FROM lexemes)::text[])
+      AND l.projection_id = ANY ((SELECT list FROM ids)::bigint[])
+    GROUP BY l.lexeme`;
+}
