@@ -107,6 +107,29 @@ function floorTable(report: ScaleReport): string[] {
   return rows === 0 ? ['Not measured in this run (the floor runs on PostgreSQL).'] : lines;
 }
 
+function writesTable(report: ScaleReport): string[] {
+  const lines = [
+    '| entries | scopes | store | searches per write | search p50 / p95 ms | static p50 ms | p50 / static | write p50 ms | from memory (lexical, vector) | catch-up ms per write |',
+    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  let rows = 0;
+  for (const size of report.sizes) {
+    for (const store of measuredStores(size)) {
+      const writes = store.writes_between_searches;
+      if (!writes) continue;
+      for (const row of writes.rows) {
+        rows++;
+        lines.push(
+          `| ${count(size.entries)} | ${size.scopes} | ${store.store} | ${row.searches_per_write} | ` +
+            `${ms(row.search_p50_ms)} / ${ms(row.search_p95_ms)} | ${ms(writes.static_p50_ms)} | ${row.ratio_p50.toFixed(2)} | ` +
+            `${ms(row.write_p50_ms)} | ${row.lexical_from_memory}, ${row.vector_from_memory} of ${row.searches} | ${row.catch_up_ms_per_write.toFixed(2)} |`,
+        );
+      }
+    }
+  }
+  return rows === 0 ? ['Not measured in this run.'] : lines;
+}
+
 function throughputTable(report: ScaleReport): string[] {
   const levels = report.config.concurrency;
   const lines = [
@@ -208,6 +231,15 @@ export function scaleMarkdown(report: ScaleReport): string {
       'embedding, full entry rows and the service around them.',
     '',
     ...floorTable(report),
+    '',
+    '## Writes between searches (one client, the first scope)',
+    '',
+    'What an agent does: remember one new entry, then run S hybrid searches of the same scope, again and again. ' +
+      "The static p50 is the same scope's hybrid p50 with no writes, measured just before the rows. From memory " +
+      'counts the channel answers that the indexes in memory gave (each search runs both channels); the catch-up ' +
+      'is the time spent moving those indexes forward by the writes, per write.',
+    '',
+    ...writesTable(report),
     '',
     '## Throughput (concurrent clients in one process)',
     '',

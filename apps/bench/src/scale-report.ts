@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ingestFloorSchema } from './ingest-floor-report.js';
+import { writesBetweenSearchesSchema } from './writes-between-searches.js';
 
 /**
  * The documented format of `<out>/scale.json`, the scale benchmark's result. The benchmark validates
@@ -94,6 +95,8 @@ export const storeResultSchema = z.strictObject({
   bytes_per_entry: nonNegative.optional(),
   /** PostgreSQL only: product against the search floor, per mode. */
   search_floor: searchFloorSchema.optional(),
+  /** {1 write, then S searches} in one scope, against its static p50 (issue 28). */
+  writes_between_searches: writesBetweenSearchesSchema.optional(),
   note: z.string().min(1).optional(),
 });
 

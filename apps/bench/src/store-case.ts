@@ -29,6 +29,7 @@ import {
 import { measureSearchFloor } from './search-floor.js';
 import { type CorpusEntry, type CorpusQuery, generateCorpus, generateQueries } from './synthetic-corpus.js';
 import { createThrowawayDatabase } from './throwaway-database.js';
+import { measureWritesBetweenSearches } from './writes-between-searches.js';
 
 interface OpenedStore {
   /** The runtime's whole environment: the store, plus retrieval settings passed through; else defaults. */
@@ -240,6 +241,20 @@ async function rerankOverhead(
   }
 }
 
+/**
+ * Writes between searches in the first scope (issue 28): its own queries (a second draw, so there are
+ * enough of them whatever the scope count) and new entries the corpus does not hold.
+ */
+function writesBetweenSearchesOf(runtime: Runtime, work: Workload) {
+  const { spec, entries } = work;
+  const queries = generateQueries(
+    { seed: spec.seed + 1, count: (WARMUP_QUERIES + 60) * spec.scopes, scopes: spec.scopes },
+    entries,
+  ).filter((query) => query.scope === 0);
+  const fresh = generateCorpus({ seed: spec.seed + 2, entries: 200, scopes: 1 });
+  return measureWritesBetweenSearches(runtime, scopeName(0), queries, fresh, work.label);
+}
+
 export interface StoreCaseOutcome {
   result: StoreResult;
   embeddingProfile: string;
@@ -258,7 +273,10 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
   try {
     const runtime = await createRuntime({ env: store.env });
     let outcome: Omit<StoreCaseOutcome, 'result'>;
-    let measured: Pick<StoreResult, 'ingest' | 'search' | 'throughput' | 'search_floor'>;
+    let measured: Pick<
+      StoreResult,
+      'ingest' | 'search' | 'throughput' | 'search_floor' | 'writes_between_searches'
+    >;
     let ingestFloor: StoreResult['ingest_floor'];
     try {
       const capabilities = runtime.capabilities();
@@ -280,6 +298,7 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
       }
       const search = {} as StoreResult['search'];
       for (const mode of SEARCH_MODES) search[mode] = await sequentialLatency(runtime, work, mode);
+      const writesBetweenSearches = await writesBetweenSearchesOf(runtime, work);
       const databaseUrl = store.env.POWERCONTEXT_SERVER_DATABASE_URL;
       const searchFloor = databaseUrl
         ? await measureSearchFloor(runtime, databaseUrl, work.queries, SEARCH_MODES, work.label)
@@ -301,6 +320,7 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
         search,
         throughput: runs,
         ...(searchFloor ? { search_floor: searchFloor } : {}),
+        writes_between_searches: writesBetweenSearches,
       };
     } finally {
       await runtime.close();

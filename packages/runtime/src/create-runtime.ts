@@ -26,6 +26,8 @@ import {
   assertRevisionVisible,
   createPGliteMemoryStore,
   createPostgresMemoryStore,
+  type IndexCounts,
+  PostgresMemoryStore,
   poolUsageOf,
   postgresRateLimitsOf,
   ReplicatedStore,
@@ -133,6 +135,8 @@ export interface RuntimeStatus {
   database: { reachable: boolean; migrationsCurrent: boolean; missingMigrations: string[] };
   pool?: { total: number; idle: number; waiting: number };
   replicas: { name: string; lagSeconds: number | undefined; down: boolean }[];
+  /** What the primary store's indexes in memory have done since it opened (PostgreSQL and PGlite stores). */
+  indexes?: IndexCounts;
 }
 
 /**
@@ -305,6 +309,7 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
         database,
         ...(pool ? { pool } : {}),
         replicas: replicated ? await replicated.lag() : [],
+        ...(primary instanceof PostgresMemoryStore ? { indexes: primary.indexCounts() } : {}),
       };
     },
     close: async () => {

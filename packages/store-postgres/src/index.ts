@@ -28,7 +28,12 @@ export {
   PGliteThread,
   prestartPGliteThread,
 } from './pglite/pglite-thread.js';
-export { PostgresMemoryStore, type PostgresMemoryStoreOptions } from './postgres-memory-store.js';
+export {
+  type IndexCacheCounts,
+  type IndexCounts,
+  PostgresMemoryStore,
+  type PostgresMemoryStoreOptions,
+} from './postgres-memory-store.js';
 export {
   PostgresRateLimits,
   postgresRateLimitsOf,

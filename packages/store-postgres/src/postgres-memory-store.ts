@@ -65,6 +65,18 @@ export interface PostgresMemoryStoreOptions {
   vectorIndexCache?: VectorIndexCacheOptions | VectorIndexCache | false;
 }
 
+export interface IndexCacheCounts {
+  answered: number;
+  read: number;
+  caughtUp: number;
+  catchUpMs: number;
+}
+
+export interface IndexCounts {
+  lexical?: IndexCacheCounts;
+  vector?: IndexCacheCounts;
+}
+
 /**
  * The MemoryStore port on PostgreSQL-compatible databases (PostgreSQL through `pg`, or PGlite): a thin
  * composition of one part per concern, each in its own file: revision writes (`revision-writes.ts`,
@@ -226,6 +238,18 @@ export class PostgresMemoryStore implements MemoryStore {
 
   putEmbeddings(scopeId: string, profileId: string, embeddings: readonly EmbeddingToStore[]) {
     return guardStoreErrors(() => this.#profiles.put(scopeId, profileId, embeddings));
+  }
+
+  /**
+   * What the indexes in memory have done since the store opened: searches answered from memory,
+   * whole reads, catch-ups by a revision's delta and their milliseconds (RFC 0002, "Indexes in memory").
+   * A cache turned off has no entry.
+   */
+  indexCounts(): IndexCounts {
+    return {
+      ...(this.#lexicalIndexes ? { lexical: { ...this.#lexicalIndexes.counts } } : {}),
+      ...(this.#vectorIndexes ? { vector: { ...this.#vectorIndexes.counts } } : {}),
+    };
   }
 
   async close() {
