@@ -69,6 +69,14 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     description: 'Language analysis of the full-text channel; fixed for a database once written.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB',
+    default: '288',
+    range: '0..65536',
+    origin: 'project extension',
+    description:
+      'Memory for the scope indexes held in memory (two thirds lexical, one third vectors; one scope at most a quarter of each); 0 turns them off and every search reads the database.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL',
     default: '(unset: local hash embedder)',
     range: 'openai:<model> or openai-compatible:<model>',

@@ -32,6 +32,26 @@ describe('createRuntime', () => {
     }
   });
 
+  it('holds indexes in memory within POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB, and none at 0', async () => {
+    const held = await createRuntime({ env: { POWERCONTEXT_SERVER_DATA_DIR: dataDir } });
+    try {
+      expect((await held.status?.())?.indexes).toMatchObject({
+        lexical: { answered: 0, refused: 0 },
+        vector: { answered: 0, refused: 0 },
+      });
+    } finally {
+      await held.close();
+    }
+    const none = await createRuntime({
+      env: { POWERCONTEXT_SERVER_DATA_DIR: dataDir, POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: '0' },
+    });
+    try {
+      expect((await none.status?.())?.indexes).toEqual({});
+    } finally {
+      await none.close();
+    }
+  });
+
   it('uses an injected store instead of opening one', async () => {
     const store = new InMemoryMemoryStore();
     const runtime = await createRuntime({ env: {}, store });

@@ -483,6 +483,19 @@ interface OpenedStore {
   replicated?: ReplicatedStore;
 }
 
+/**
+ * The store's indexes in memory within POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: two thirds for the
+ * lexical indexes, one third for the vectors (RFC 0002, "Indexes that follow writes"); none at 0.
+ */
+function indexCachesOf(config: RuntimeConfig) {
+  const bytes = config.indexMemoryMb * 1024 * 1024;
+  if (bytes === 0) return { lexicalIndexCache: false, vectorIndexCache: false } as const;
+  return {
+    lexicalIndexCache: { maxBytes: Math.floor((bytes * 2) / 3) },
+    vectorIndexCache: { maxBytes: Math.floor(bytes / 3) },
+  };
+}
+
 async function openStore(
   config: RuntimeConfig,
   logger: Logger,
@@ -493,6 +506,7 @@ async function openStore(
       store: await createPGliteMemoryStore({
         dataDir: config.store.dataDir,
         textSearchConfig: config.textSearchConfig,
+        ...indexCachesOf(config),
         ...(pgliteSharedBuffers === undefined ? {} : { sharedBuffers: pgliteSharedBuffers }),
       }),
     };
@@ -509,6 +523,7 @@ async function openStore(
   const primary = await createPostgresMemoryStore({
     connectionString: settings.connectionString.reveal(),
     textSearchConfig: config.textSearchConfig,
+    ...indexCachesOf(config),
     ...bounds,
     onMigrated: ({ applied }) => {
       if (applied.length > 0)
@@ -523,6 +538,7 @@ async function openStore(
       const replica = await createPostgresMemoryStore({
         connectionString: secret.reveal(),
         textSearchConfig: config.textSearchConfig,
+        ...indexCachesOf(config),
         readOnly: true,
         ...bounds,
       });

@@ -9,6 +9,7 @@ describe('loadRuntimeConfig', () => {
       store: { kind: 'pglite', dataDir: './.powercontext/data' },
       reads: { minRevisionWaitMs: 2000, minRevisionFallback: 'wait' },
       textSearchConfig: 'english',
+      indexMemoryMb: 288,
       embedding: { kind: 'local' },
       inference: {},
       generation: { timeoutSeconds: 30, maxRequests: 2 },
@@ -203,6 +204,17 @@ describe('loadRuntimeConfig', () => {
     ).toThrow(/POWERCONTEXT_SERVER_READ_DATABASE_URL: must be one or more comma-separated/u);
     expect(() => loadRuntimeConfig({ POWERCONTEXT_SERVER_READ_MIN_REVISION_FALLBACK: 'never' })).toThrow(
       /must be wait, primary or error/u,
+    );
+  });
+
+  it('reads the memory of the indexes held in memory, 0 turning them off, and refuses bad values', () => {
+    expect(loadRuntimeConfig({ POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: '0' }).indexMemoryMb).toBe(0);
+    expect(loadRuntimeConfig({ POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: '1024' }).indexMemoryMb).toBe(1024);
+    expect(() => loadRuntimeConfig({ POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: '-1' })).toThrow(
+      /POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB/u,
+    );
+    expect(() => loadRuntimeConfig({ POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: '1.5' })).toThrow(
+      /POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: must be an integer/u,
     );
   });
 });

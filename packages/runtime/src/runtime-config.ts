@@ -21,6 +21,8 @@ export interface RuntimeConfig {
     minRevisionFallback: 'wait' | 'primary' | 'error';
   };
   textSearchConfig: string;
+  /** Mebibytes for the scope indexes held in memory (POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB); 0 = none. */
+  indexMemoryMb: number;
   embedding:
     | { kind: 'local' }
     | {
@@ -124,6 +126,7 @@ const FIELDS = {
     .string()
     .min(1, { error: 'must not be empty' })
     .default('./.powercontext/data'),
+  POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: number(0, 65_536, true).default(288),
   POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG: z
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/, { error: 'must be a text search configuration name like english' })
@@ -294,6 +297,7 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       minRevisionFallback: e.POWERCONTEXT_SERVER_READ_MIN_REVISION_FALLBACK,
     },
     textSearchConfig: e.POWERCONTEXT_SERVER_STORE_TEXT_SEARCH_CONFIG,
+    indexMemoryMb: e.POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB,
     embedding: model
       ? {
           kind: 'model',

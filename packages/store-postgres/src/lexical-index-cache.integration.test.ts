@@ -229,6 +229,33 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       expect(cache.counts.answered).toBe(answered);
     });
 
+    it('refuses an index over its share of the budget before its postings reach the process, and reads it no more', {
+      timeout: 120_000,
+    }, async () => {
+      // 240 projections take about 48,000 estimated bytes before any posting: over a quarter of 100,000.
+      const small = new LexicalIndexCache({ minSearches: 1, maxBytes: 100_000 });
+      const bounded = new PostgresMemoryStore({
+        db: backend.db,
+        textSearchConfig: 'english',
+        lexicalIndexCache: small,
+      });
+      const head = (await cached.head(scopeId))!.revision;
+      const asked = { scopeId, revision: head, query: 'harbour lantern', limit: 40, bm25 };
+      await expect
+        .poll(
+          async () => {
+            expect(await bounded.lexicalSearch(asked)).toEqual(await statement.lexicalSearch(asked));
+            return small.counts.refused;
+          },
+          { timeout: 30_000, interval: 100 },
+        )
+        .toBe(1);
+      // Searched again and again, the scope is not read again while it is no smaller.
+      for (let search = 0; search < 20; search++) await bounded.lexicalSearch(asked);
+      expect(small.counts).toMatchObject({ refused: 1, read: 0, answered: 0 });
+      expect(small.lookup(scopeId, head)).toBeUndefined();
+    });
+
     it('drops an index whose past a purge rewrote, and answers as the statement does', {
       timeout: 120_000,
     }, async () => {

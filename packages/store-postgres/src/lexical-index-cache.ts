@@ -1,5 +1,5 @@
 import type { ScopeLexicalIndex } from './lexical-index.js';
-import { ScopeIndexCache } from './scope-index-cache.js';
+import { ScopeIndexCache, type ScopeIndexCounts } from './scope-index-cache.js';
 
 export interface LexicalIndexCacheOptions {
   /**
@@ -39,12 +39,7 @@ export class LexicalIndexCache {
   }
 
   /** Lexical searches answered from memory, indexes read and caught up, since the cache was made. */
-  get counts(): {
-    readonly answered: number;
-    readonly read: number;
-    readonly caughtUp: number;
-    readonly catchUpMs: number;
-  } {
+  get counts(): Readonly<ScopeIndexCounts> {
     return this.#cache.counts;
   }
 
@@ -89,6 +84,11 @@ export class LexicalIndexCache {
 
   hold(index: ScopeLexicalIndex): void {
     this.#cache.hold(index.scopeId, index);
+  }
+
+  /** The scope's index is over its share of the budget: not read. */
+  refused(scopeId: string): void {
+    this.#cache.refused(scopeId);
   }
 
   readFailed(scopeId: string): void {

@@ -28,6 +28,8 @@ export class LexicalMemory {
   readonly #idfs = new IdfTable();
   /** Catch-ups in flight, by scope: searches of the same scope wait for the one read. */
   readonly #catchUps = new Map<string, Promise<void>>();
+  /** Scopes whose index was over its share of the budget, with their total length then (bounded). */
+  readonly #tooLarge = new Map<string, number>();
 
   constructor(db: Kysely<Database>, analyze: Analyze, cache: LexicalIndexCache, closed: () => boolean) {
     this.#db = db;
@@ -144,7 +146,11 @@ export class LexicalMemory {
    * (in the background).
    */
   missed(scopeId: string, revision: number, totalLength: number): void {
-    if (this.#cache.missed(scopeId, revision, totalLength)) void this.#read(scopeId, revision);
+    // A scope found over its share is not read again until it is smaller (a purge) than it was then.
+    const tooLarge = this.#tooLarge.get(scopeId);
+    if (tooLarge !== undefined && totalLength >= tooLarge) return;
+    this.#tooLarge.delete(scopeId);
+    if (this.#cache.missed(scopeId, revision, totalLength)) void this.#read(scopeId, revision, totalLength);
   }
 
   /**
@@ -157,7 +163,7 @@ export class LexicalMemory {
    * Runs beside the searches; a failure, or an index over the cache's budget, only leaves the statement
    * answering.
    */
-  async #read(scopeId: string, revision: number): Promise<void> {
+  async #read(scopeId: string, revision: number, totalLength: number): Promise<void> {
     try {
       // Without table statistics (a new scope, PGlite) the planner would join the scope's postings to
       // its projections in a nested loop (minutes at 10,000 entries); hash joins and hash aggregates
@@ -166,9 +172,15 @@ export class LexicalMemory {
         await sql`SET LOCAL enable_nestloop = off`.execute(trx);
         await sql`SET LOCAL enable_sort = off`.execute(trx);
         await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
-        return (await lexicalIndexRead(scopeId, revision).execute(trx)).rows;
+        return (await lexicalIndexRead(scopeId, revision, this.#cache.maxIndexBytes).execute(trx)).rows;
       });
       if (this.#closed()) return;
+      if (rows.some((row) => row.kind === 'stats' && row.ord === -1)) {
+        if (this.#tooLarge.size >= 10_000) this.#tooLarge.clear();
+        this.#tooLarge.set(scopeId, totalLength);
+        this.#cache.refused(scopeId);
+        return;
+      }
       const index = await lexicalIndexOf(scopeId, revision, rows, this.#idfs, this.#cache.maxIndexBytes);
       if (this.#closed()) return;
       if (index) this.#cache.hold(index);
@@ -179,30 +191,40 @@ export class LexicalMemory {
   }
 }
 
-/** The whole read of a scope's lexical index at a revision (see `LexicalMemory.#read`). */
-function lexicalIndexRead(scopeId: string, revision: number) {
+/**
+ * The whole read of a scope's lexical index at a revision (see `LexicalMemory.#read`). An index over
+ * `maxBytes` (as `lexicalIndexBytes` estimates it) sends only its figures row, with `ord` -1: its
+ * postings never reach this process.
+ */
+function lexicalIndexRead(scopeId: string, revision: number, maxBytes: number) {
   return sql<LexicalIndexRow>`
     WITH ${bm25Statistics(scopeId, revision)}, docs AS MATERIALIZED (
       SELECT p.projection_id, (row_number() OVER (ORDER BY p.projection_id) - 1)::int AS ord,
         p.entry_version_id, v.entry_id, v.state = 'active' AS active, p.lexical_length
       FROM pc_lexical_projections p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
       WHERE p.scope_id = ${scopeId} AND ${projectionVisibleAt(revision)}
+    ), lists AS MATERIALIZED (
+      SELECT l.lexeme, count(*)::float8 AS df, string_agg(int4send(d.ord), ''::bytea) AS ords,
+        string_agg(float8send(l.tf), ''::bytea) AS tfs
+      FROM pc_lexical_postings l JOIN docs d ON d.projection_id = l.projection_id
+      WHERE l.scope_id = ${scopeId}
+      GROUP BY l.lexeme
+    ), fits AS MATERIALIZED (
+      SELECT (SELECT count(*) FROM docs) * 200 + coalesce(sum(160 + 2 * length(ls.lexeme) + 12 * ls.df), 0)
+        <= ${maxBytes}::float8 AS fits
+      FROM lists ls
     )
-    SELECT 'stats' AS kind, NULL::int AS ord, NULL::uuid AS entry_version_id, NULL::uuid AS entry_id,
-      NULL::boolean AS active, s.n AS value, s.avgdl AS average_length, NULL::text AS lexeme,
-      NULL::bytea AS ords, NULL::bytea AS tfs,
+    SELECT 'stats' AS kind, CASE WHEN f.fits THEN 0 ELSE -1 END AS ord, NULL::uuid AS entry_version_id,
+      NULL::uuid AS entry_id, NULL::boolean AS active, s.n AS value, s.avgdl AS average_length,
+      NULL::text AS lexeme, NULL::bytea AS ords, NULL::bytea AS tfs,
       ${purgeMarkOf(scopeId)} AS purged
-    FROM stats s
+    FROM stats s CROSS JOIN fits f
     UNION ALL
     SELECT 'doc', d.ord, d.entry_version_id, d.entry_id, d.active, d.lexical_length, NULL, NULL, NULL, NULL, NULL
-    FROM docs d
+    FROM docs d WHERE (SELECT fits FROM fits)
     UNION ALL
-    SELECT 'lexeme', NULL, NULL, NULL, NULL,
-      ${bm25Idf(sql`s.n`, sql`count(*)::float8`)}, NULL, l.lexeme,
-      string_agg(int4send(d.ord), ''::bytea), string_agg(float8send(l.tf), ''::bytea), NULL
-    FROM pc_lexical_postings l JOIN docs d ON d.projection_id = l.projection_id CROSS JOIN stats s
-    WHERE l.scope_id = ${scopeId}
-    GROUP BY l.lexeme, s.n`;
+    SELECT 'lexeme', NULL, NULL, NULL, NULL, ${bm25Idf(sql`s.n`, sql`ls.df`)}, NULL, ls.lexeme, ls.ords, ls.tfs, NULL
+    FROM lists ls CROSS JOIN stats s WHERE (SELECT fits FROM fits)`;
 }
 
 /**

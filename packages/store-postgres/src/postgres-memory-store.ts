@@ -33,6 +33,7 @@ import { LexicalIndexCache, type LexicalIndexCacheOptions } from './lexical-inde
 import { lexicalProjectionState, rebuildLexicalProjection } from './lexical-projections.js';
 import { listPurgedChanges, listPurgedEntries, readTombstone } from './purge-entry.js';
 import { RevisionWrites } from './revision-writes.js';
+import type { ScopeIndexCounts } from './scope-index-cache.js';
 import { searchHead, vectorIndexState } from './search-head.js';
 import { guardStoreErrors } from './store-errors.js';
 import { lexicalAnalysis } from './store-sql.js';
@@ -65,12 +66,8 @@ export interface PostgresMemoryStoreOptions {
   vectorIndexCache?: VectorIndexCacheOptions | VectorIndexCache | false;
 }
 
-export interface IndexCacheCounts {
-  answered: number;
-  read: number;
-  caughtUp: number;
-  catchUpMs: number;
-}
+/** What one cache of indexes in memory has done (ScopeIndexCache's counts). */
+export type IndexCacheCounts = ScopeIndexCounts;
 
 export interface IndexCounts {
   lexical?: IndexCacheCounts;

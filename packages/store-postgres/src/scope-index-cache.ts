@@ -8,9 +8,22 @@ export interface CachedIndex {
   uses: number;
 }
 
+export interface ScopeIndexCounts {
+  answered: number;
+  read: number;
+  caughtUp: number;
+  catchUpMs: number;
+  refused: number;
+}
+
 export interface ScopeIndexCacheOptions {
   /** The budget over all held indexes, in the indexes' size unit (least recently used out). */
   maxSize: number;
+  /**
+   * The share of the budget one index may take (default 1/4): a larger one is not held, and its read
+   * is abandoned, so one scope can push out at most this much of the others' indexes.
+   */
+  maxShare?: number;
   /** Searches of a key at one revision before its index is read: at least this many... */
   minSearches: number;
   /** ...and one more per this much of the caller's weight (about the cost of the read). */
@@ -21,6 +34,7 @@ export interface ScopeIndexCacheOptions {
 const READ_COOL_DOWN = 10;
 const MAX_BACKOFF_DOUBLINGS = 6;
 const MAX_TRACKED_KEYS = 10_000;
+const DEFAULT_MAX_SHARE = 0.25;
 
 /**
  * In-memory indexes of the scopes searched most recently, one revision per key, within a budget
@@ -38,9 +52,10 @@ export class ScopeIndexCache<T extends CachedIndex> {
   #held = 0;
   /**
    * Searches answered from memory, indexes read, indexes moved forward by a delta (and the
-   * milliseconds those catch-ups took), since the cache was made.
+   * milliseconds those catch-ups took), and reads refused for an index over its share, since the cache
+   * was made.
    */
-  readonly counts = { answered: 0, read: 0, caughtUp: 0, catchUpMs: 0 };
+  readonly counts: ScopeIndexCounts = { answered: 0, read: 0, caughtUp: 0, catchUpMs: 0, refused: 0 };
 
   constructor(options: ScopeIndexCacheOptions) {
     this.#options = options;
@@ -61,9 +76,9 @@ export class ScopeIndexCache<T extends CachedIndex> {
     return this.#indexes.get(key);
   }
 
-  /** The most one index may hold. */
+  /** The most one index may hold: its share of the budget. */
   get maxIndexSize(): number {
-    return this.#options.maxSize;
+    return Math.floor(this.#options.maxSize * (this.#options.maxShare ?? DEFAULT_MAX_SHARE));
   }
 
   /**
@@ -75,7 +90,7 @@ export class ScopeIndexCache<T extends CachedIndex> {
     const index = this.#indexes.get(key);
     if (!index) return;
     this.#held += index.size - previousSize;
-    if (index.size > this.#options.maxSize) {
+    if (index.size > this.maxIndexSize) {
       this.drop(key);
       return;
     }
@@ -126,7 +141,7 @@ export class ScopeIndexCache<T extends CachedIndex> {
     return true;
   }
 
-  /** Holds a read index (within the budget; one larger than the whole budget is not held). */
+  /** Holds a read index (within the budget; one larger than its share of it is not held). */
   hold(key: string, index: T): void {
     this.counts.read += 1;
     const previous = this.#indexes.get(key);
@@ -135,7 +150,7 @@ export class ScopeIndexCache<T extends CachedIndex> {
       if (previous) reads.wasted = previous.uses === 0 ? reads.wasted + 1 : 0;
       this.#readEnded(reads);
     }
-    if (index.size > this.#options.maxSize) return;
+    if (index.size > this.maxIndexSize) return;
     // A read that started before the held index was moved past its revision is older: keep the newer.
     if (previous && previous.revision > index.revision) return;
     this.drop(key);
@@ -146,6 +161,12 @@ export class ScopeIndexCache<T extends CachedIndex> {
       this.#indexes.delete(heldKey);
       this.#held -= oldest.size;
     }
+  }
+
+  /** A read abandoned because the index is over its share of the budget; cools down as after a read. */
+  refused(key: string): void {
+    this.counts.refused += 1;
+    this.readFailed(key);
   }
 
   /** A read that failed or found nothing worth holding: the key cools down as after a read. */

@@ -183,8 +183,14 @@ export class VectorChannel {
         FROM pc_entry_versions v
         LEFT JOIN pc_embeddings e ON e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId}
         CROSS JOIN mark m
-        WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'`.execute(this.#db);
+        WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
+        LIMIT ${maxVectorRows(cache.maxIndexBytes) + 1}`.execute(this.#db);
       if (this.#closed()) return;
+      // More vectors than the index's share of the budget could hold even if each had one value.
+      if (rows.length > maxVectorRows(cache.maxIndexBytes)) {
+        cache.refused(scopeId, profileId);
+        return;
+      }
       const index = await vectorIndexOf(scopeId, profileId, revision, rows);
       if (this.#closed()) return;
       if (index) cache.hold(index);
@@ -262,6 +268,11 @@ function exactVectorSearch(query: VectorSearchQuery) {
     FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
     ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
     LIMIT ${query.limit}`;
+}
+
+/** The most vectors an index of `maxBytes` can hold (`vectorIndexBytes` of one value each, no dimensions). */
+function maxVectorRows(maxBytes: number): number {
+  return Math.floor(maxBytes / 88);
 }
 
 /** The most versions the vector index in memory may hand the database to score. */

@@ -1,5 +1,5 @@
 import { CpuSlice } from '@powercontext/memory-core';
-import { ScopeIndexCache } from './scope-index-cache.js';
+import { ScopeIndexCache, type ScopeIndexCounts } from './scope-index-cache.js';
 import { type AddedVectors, addedCandidates, noneAdded } from './vector-index-delta.js';
 
 /**
@@ -76,12 +76,7 @@ export class VectorIndexCache {
   }
 
   /** Vector searches whose candidates came from memory, indexes read and caught up, since the cache was made. */
-  get counts(): {
-    readonly answered: number;
-    readonly read: number;
-    readonly caughtUp: number;
-    readonly catchUpMs: number;
-  } {
+  get counts(): Readonly<ScopeIndexCounts> {
     return this.#cache.counts;
   }
 
@@ -124,6 +119,11 @@ export class VectorIndexCache {
 
   hold(index: ScopeVectorIndex): void {
     this.#cache.hold(keyOf(index.scopeId, index.profileId), index);
+  }
+
+  /** The pair's index is over its share of the budget: not read. */
+  refused(scopeId: string, profileId: string): void {
+    this.#cache.refused(keyOf(scopeId, profileId));
   }
 
   readFailed(scopeId: string, profileId: string): void {
