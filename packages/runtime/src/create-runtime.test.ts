@@ -46,7 +46,7 @@ describe('createRuntime', () => {
       env: { POWERCONTEXT_SERVER_DATA_DIR: dataDir, POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: '0' },
     });
     try {
-      expect((await none.status?.())?.indexes).toEqual({});
+      expect((await none.status?.())?.indexes).toEqual({ backgroundReadsPeak: 0 });
     } finally {
       await none.close();
     }

@@ -11,6 +11,7 @@ import type { Database } from './database.js';
 import type { LexicalIndexCache } from './lexical-index-cache.js';
 import { LexicalMemory } from './lexical-memory.js';
 import { executePrepared } from './prepared.js';
+import type { BackgroundReads } from './scope-index-cache.js';
 import type { Analyze, CandidateRow } from './store-sql.js';
 
 export interface LexicalChannelOptions {
@@ -18,6 +19,8 @@ export interface LexicalChannelOptions {
   analyze: Analyze;
   /** The scopes' lexical indexes held in memory; undefined: the statement always answers. */
   cache: LexicalIndexCache | undefined;
+  /** The store's bound on whole reads running at once (shared with the vector channel). */
+  reads: BackgroundReads;
   /** Whether the store has closed: a background read then holds nothing. */
   closed: () => boolean;
 }
@@ -37,7 +40,8 @@ export class LexicalChannel {
     this.#db = options.db;
     this.#analyzed = options.analyze;
     this.#memory =
-      options.cache && new LexicalMemory(options.db, options.analyze, options.cache, options.closed);
+      options.cache &&
+      new LexicalMemory(options.db, options.analyze, options.cache, options.reads, options.closed);
   }
 
   async search(query: LexicalSearchQuery): Promise<LexicalSearchResult> {

@@ -13,6 +13,7 @@ import {
 } from './lexical-index.js';
 import type { LexicalIndexCache } from './lexical-index-cache.js';
 import { executePrepared } from './prepared.js';
+import type { BackgroundReads } from './scope-index-cache.js';
 import { type Analyze, purgeMarkOf } from './store-sql.js';
 
 /**
@@ -31,7 +32,16 @@ export class LexicalMemory {
   /** Scopes whose index was over its share of the budget, with their total length then (bounded). */
   readonly #tooLarge = new Map<string, number>();
 
-  constructor(db: Kysely<Database>, analyze: Analyze, cache: LexicalIndexCache, closed: () => boolean) {
+  readonly #reads: BackgroundReads;
+
+  constructor(
+    db: Kysely<Database>,
+    analyze: Analyze,
+    cache: LexicalIndexCache,
+    reads: BackgroundReads,
+    closed: () => boolean,
+  ) {
+    this.#reads = reads;
     this.#db = db;
     this.#analyzed = analyze;
     this.#cache = cache;
@@ -150,7 +160,12 @@ export class LexicalMemory {
     const tooLarge = this.#tooLarge.get(scopeId);
     if (tooLarge !== undefined && totalLength >= tooLarge) return;
     this.#tooLarge.delete(scopeId);
-    if (this.#cache.missed(scopeId, revision, totalLength)) void this.#read(scopeId, revision, totalLength);
+    if (!this.#cache.missed(scopeId, revision, totalLength)) return;
+    if (!this.#reads.tryStart()) {
+      this.#cache.readFailed(scopeId);
+      return;
+    }
+    void this.#read(scopeId, revision, totalLength).finally(() => this.#reads.end());
   }
 
   /**

@@ -33,7 +33,7 @@ import { LexicalIndexCache, type LexicalIndexCacheOptions } from './lexical-inde
 import { lexicalProjectionState, rebuildLexicalProjection } from './lexical-projections.js';
 import { listPurgedChanges, listPurgedEntries, readTombstone } from './purge-entry.js';
 import { RevisionWrites } from './revision-writes.js';
-import type { ScopeIndexCounts } from './scope-index-cache.js';
+import { BackgroundReads, type ScopeIndexCounts } from './scope-index-cache.js';
 import { searchHead, vectorIndexState } from './search-head.js';
 import { guardStoreErrors } from './store-errors.js';
 import { lexicalAnalysis } from './store-sql.js';
@@ -64,12 +64,19 @@ export interface PostgresMemoryStoreOptions {
    * defaults.
    */
   vectorIndexCache?: VectorIndexCacheOptions | VectorIndexCache | false;
+  /**
+   * Whole reads of indexes in memory that may run at once, over both caches (default 2): each holds a
+   * connection for as long as it runs, and the rest of the pool stays for searches.
+   */
+  backgroundReads?: number;
 }
 
 /** What one cache of indexes in memory has done (ScopeIndexCache's counts). */
 export type IndexCacheCounts = ScopeIndexCounts;
 
 export interface IndexCounts {
+  /** The most whole reads that ran at once (at most `backgroundReads`). */
+  backgroundReadsPeak: number;
   lexical?: IndexCacheCounts;
   vector?: IndexCacheCounts;
 }
@@ -92,6 +99,7 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #writes: RevisionWrites;
   readonly #lexical: LexicalChannel;
   readonly #vector: VectorChannel;
+  readonly #backgroundReads: BackgroundReads;
   #closed = false;
 
   constructor(options: PostgresMemoryStoreOptions) {
@@ -110,6 +118,8 @@ export class PostgresMemoryStore implements MemoryStore {
           : new VectorIndexCache(vectors);
     const analyze = lexicalAnalysis(options.textSearchConfig);
     const closed = () => this.#closed;
+    const reads = new BackgroundReads(options.backgroundReads);
+    this.#backgroundReads = reads;
     this.#profiles = new EmbeddingProfiles(db, options.exactVectorScanLimit ?? 20_000);
     this.#writes = new RevisionWrites({
       db,
@@ -117,12 +127,13 @@ export class PostgresMemoryStore implements MemoryStore {
       profiles: this.#profiles,
       activeEntries: this.#activeEntries,
     });
-    this.#lexical = new LexicalChannel({ db, analyze, cache: this.#lexicalIndexes, closed });
+    this.#lexical = new LexicalChannel({ db, analyze, cache: this.#lexicalIndexes, reads, closed });
     this.#vector = new VectorChannel({
       db,
       profiles: this.#profiles,
       activeEntries: this.#activeEntries,
       cache: this.#vectorIndexes,
+      reads,
       closed,
     });
   }
@@ -244,6 +255,7 @@ export class PostgresMemoryStore implements MemoryStore {
    */
   indexCounts(): IndexCounts {
     return {
+      backgroundReadsPeak: this.#backgroundReads.peak,
       ...(this.#lexicalIndexes ? { lexical: { ...this.#lexicalIndexes.counts } } : {}),
       ...(this.#vectorIndexes ? { vector: { ...this.#vectorIndexes.counts } } : {}),
     };

@@ -221,3 +221,31 @@ interface KeyReads {
   /** Reads in a row whose index answered no search. */
   wasted: number;
 }
+
+/**
+ * The whole reads of a store's indexes in memory that may run at once, over both caches (default 2).
+ * A read holds a connection for as long as it takes (seconds at 10,000 entries), so without a bound a
+ * cold start over many scopes took the whole pool from the searches (issue 28: 503s in the first 20 s
+ * under 32 clients). A read that finds no room does not start; the scope's next search asks again.
+ */
+export class BackgroundReads {
+  readonly limit: number;
+  #running = 0;
+  /** The most reads that ran at once. */
+  peak = 0;
+
+  constructor(limit = 2) {
+    this.limit = limit;
+  }
+
+  tryStart(): boolean {
+    if (this.#running >= this.limit) return false;
+    this.#running += 1;
+    this.peak = Math.max(this.peak, this.#running);
+    return true;
+  }
+
+  end(): void {
+    this.#running -= 1;
+  }
+}

@@ -5,6 +5,7 @@ import type { Database } from './database.js';
 import type { EmbeddingProfiles } from './embedding-profiles.js';
 import { liveAt, visibleAt } from './entry-version-row.js';
 import { executePrepared } from './prepared.js';
+import type { BackgroundReads } from './scope-index-cache.js';
 import { type CandidateRow, purgeMarkOf } from './store-sql.js';
 import {
   isSparseQuery,
@@ -23,6 +24,8 @@ export interface VectorChannelOptions {
   activeEntries: ActiveEntryCounts;
   /** The scopes' sparse vectors held in memory; undefined: the exact scan always answers. */
   cache: VectorIndexCache | undefined;
+  /** The store's bound on whole reads running at once (shared with the lexical channel). */
+  reads: BackgroundReads;
   /** Whether the store has closed: a background read then holds nothing. */
   closed: () => boolean;
 }
@@ -38,6 +41,7 @@ export class VectorChannel {
   readonly #activeEntries: ActiveEntryCounts;
   readonly #vectorIndexes: VectorIndexCache | undefined;
   readonly #closed: () => boolean;
+  readonly #reads: BackgroundReads;
   /** Catch-ups in flight, by (scope, profile): searches of the same pair wait for the one read. */
   readonly #catchUps = new Map<string, Promise<void>>();
 
@@ -47,6 +51,7 @@ export class VectorChannel {
     this.#activeEntries = options.activeEntries;
     this.#vectorIndexes = options.cache;
     this.#closed = options.closed;
+    this.#reads = options.reads;
   }
 
   async search(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
@@ -65,7 +70,13 @@ export class VectorChannel {
     // A query the index held at this revision left to the scan (dense, or its k-th cosine about 0) is
     // no reason to read the index again.
     if (!held && cache?.missed(query.scopeId, query.profileId, query.revision, active)) {
-      void this.#readVectorIndex(query.scopeId, query.profileId, query.revision);
+      if (this.#reads.tryStart()) {
+        void this.#readVectorIndex(query.scopeId, query.profileId, query.revision).finally(() =>
+          this.#reads.end(),
+        );
+      } else {
+        cache.readFailed(query.scopeId, query.profileId);
+      }
     }
     return toChannelCandidates(rows);
   }
