@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EmbeddingProfile, JsonValue } from '@powercontext/memory-core';
-import type { Runtime, ScopedMemory, WriteOptions } from '@powercontext/runtime';
+import type { ReadGate, Runtime, ScopedMemory, WriteOptions } from '@powercontext/runtime';
 import type { ZodError } from 'zod';
 import { decideAccess, type Permission, type Principal } from '../auth/principal.js';
 import { scopesOf } from '../auth/scopes-of.js';
@@ -58,7 +58,8 @@ export interface MemoryMcpServerOptions {
   admitToolCall?: () => (() => void) | Promise<() => void>;
   /**
    * Runs search_memory's or prepare_context's work in one of the server's search lanes (HTTP only;
-   * stdio serves one client). Rejects with the signal's reason if it aborts before a lane is free.
+   * stdio serves one client), once the call's min_revision is visible. Rejects with the signal's reason
+   * if it aborts before a lane is free.
    */
   inSearchLane?: <T>(signal: AbortSignal, work: () => Promise<T>) => Promise<T>;
   /** The HTTP request's signal: its timeout abandons writes that have not begun their transaction. */
@@ -143,10 +144,15 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     });
   }
 
-  /** Runs a search or a preparation in a search lane, when the server has lanes. */
-  function inSearchLane<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-    if (!options.inSearchLane) return work();
-    return options.inSearchLane(options.signal ? AbortSignal.any([signal, options.signal]) : signal, work);
+  /**
+   * The read option that runs a search or a preparation in a search lane, when the server has lanes;
+   * the runtime takes it once the call's min_revision is visible, so a wait for it holds no lane.
+   */
+  function searchLane(signal: AbortSignal): { gate?: ReadGate } {
+    const inLane = options.inSearchLane;
+    if (!inLane) return {};
+    const stop = options.signal ? AbortSignal.any([signal, options.signal]) : signal;
+    return { gate: (work) => inLane(stop, work) };
   }
 
   /** How a write tool runs its write: its key, stopped by the call's and the request's signals until it begins. */
@@ -170,15 +176,13 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     (input, extra) =>
       call('search_memory', input.scope_id, 'read', async (memory) => {
         // A cancelled call (or a closed HTTP request) also cancels a running rerank.
-        const result = await inSearchLane(extra.signal, () =>
-          memory.search(
-            {
-              query: input.query,
-              ...(input.limit === undefined ? {} : { limit: input.limit }),
-              ...(input.mode === undefined ? {} : { mode: input.mode }),
-            },
-            { signal: extra.signal, ...readOf(input) },
-          ),
+        const result = await memory.search(
+          {
+            query: input.query,
+            ...(input.limit === undefined ? {} : { limit: input.limit }),
+            ...(input.mode === undefined ? {} : { mode: input.mode }),
+          },
+          { signal: extra.signal, ...readOf(input), ...searchLane(extra.signal) },
         );
         return {
           memory: toOptionalArtifactRef(result.memory),
@@ -468,16 +472,14 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         'read',
         async (memory) => {
           const contract = toContractInput(input.contract);
-          const prepared = await inSearchLane(extra.signal, () =>
-            memory.prepareContext(
-              {
-                query: input.query,
-                ...(input.limit === undefined ? {} : { limit: input.limit }),
-                ...(input.mode === undefined ? {} : { mode: input.mode }),
-                ...(contract === undefined ? {} : { contract }),
-              },
-              { signal: extra.signal, ...readOf(input) },
-            ),
+          const prepared = await memory.prepareContext(
+            {
+              query: input.query,
+              ...(input.limit === undefined ? {} : { limit: input.limit }),
+              ...(input.mode === undefined ? {} : { mode: input.mode }),
+              ...(contract === undefined ? {} : { contract }),
+            },
+            { signal: extra.signal, ...readOf(input), ...searchLane(extra.signal) },
           );
           return toPreparedContext(prepared);
         },

@@ -1,4 +1,4 @@
-import type { Runtime, WriteOptions } from '@powercontext/runtime';
+import type { ReadGate, Runtime, WriteOptions } from '@powercontext/runtime';
 import type { Context } from 'hono';
 import { decideAccess, type Permission } from '../../auth/principal.js';
 import { ApiError } from '../api-error.js';
@@ -18,13 +18,17 @@ export function requireRuntime(runtime: () => Runtime | undefined): Runtime {
 }
 
 /**
- * Runs a search or a context preparation in one of the process's search lanes (SearchLanes), taken
- * in turn with the other keys; the request's signal (timeout, client gone) stops the wait.
+ * The read option that runs a search or a context preparation in one of the process's search lanes
+ * (SearchLanes), taken in turn with the other keys; the request's signal (timeout, client gone) stops
+ * the wait for a lane. The runtime takes the lane only once the read's `min_revision` is visible, so a
+ * read waiting for a replica holds only its key's in-flight slot, never a lane (issue 28).
  */
-export function inSearchLane<T>(c: Context<AppEnv>, options: AppOptions, work: () => Promise<T>): Promise<T> {
-  return options.admission
-    ? options.admission.inSearchLane(c.get('principal'), c.get('signal'), work)
-    : work();
+export function searchLane(c: Context<AppEnv>, options: AppOptions): { gate?: ReadGate } {
+  const admission = options.admission;
+  if (!admission) return {};
+  const principal = c.get('principal');
+  const signal = c.get('signal');
+  return { gate: (work) => admission.inSearchLane(principal, signal, work) };
 }
 
 /**
