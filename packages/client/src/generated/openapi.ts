@@ -184,7 +184,7 @@ export interface paths {
     };
     /**
      * Readiness: the runtime is open, the database answers and holds every migration
-     * @description Not ready (503): starting or shutting down (not_ready), or the primary database did not answer within 2 s or misses a migration (database_unavailable). Read replicas are reported with their lag; they never make the server unready.
+     * @description Not ready (503): starting or shutting down (not_ready), or the primary database did not answer within 2 s or misses a migration (database_unavailable). Read replicas are reported with their lag; they never make the server unready. Open to every caller, but with API keys configured only a caller presenting a valid key (any permission; no rate-limit token) gets the detail: `database`, `replicas`, and the reason of a 503. Any other caller gets `{"status":"ready"}` or 503 not_ready, nothing more; a missing or unknown key is not refused. A keyless server (loopback only) always gives the detail.
      */
     get: {
       parameters: {
@@ -1888,13 +1888,14 @@ export interface components {
     ReadyResponse: {
       /** @enum {string} */
       status: 'ready';
-      database: {
+      /** @description Only for a caller with a valid API key, or on a keyless server. */
+      database?: {
         reachable: boolean;
         /** @description The database holds every migration of this version. */
         migrations_current: boolean;
       };
-      /** @description Each read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL); a lagging or down replica does not make the server unready: reads go to the primary. */
-      replicas: {
+      /** @description Each read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL); a lagging or down replica does not make the server unready: reads go to the primary. Only for a caller with a valid API key, or on a keyless server. */
+      replicas?: {
         /** @description host:port/database of the replica. */
         name: string;
         /** @description Seconds since the last transaction the replica replayed (0 when it has replayed all it received); null when it did not answer. */
