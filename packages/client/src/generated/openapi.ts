@@ -297,7 +297,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;
@@ -689,7 +689,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;
@@ -846,7 +846,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;
@@ -1003,7 +1003,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;
@@ -1160,7 +1160,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;

@@ -33,3 +33,12 @@ export const LOCAL_PRINCIPAL: Principal = {
   scopes: '*',
   permissions: new Set<Permission>(PERMISSIONS),
 };
+
+/**
+ * Whose idempotency keys a principal's writes use: its key id, so one key's stored answers are never
+ * replayed to, nor refused for, another key that picks the same Idempotency-Key (issue 28). The local
+ * principal has none: its keys stay in the scope's shared namespace, with the command line's.
+ */
+export function idempotencyOwnerOf(principal: Principal): { idempotencyOwner?: string } {
+  return principal === LOCAL_PRINCIPAL ? {} : { idempotencyOwner: principal.keyId };
+}

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EmbeddingProfile, JsonValue } from '@powercontext/memory-core';
 import type { ReadGate, Runtime, ScopedMemory, WriteOptions } from '@powercontext/runtime';
 import type { ZodError } from 'zod';
-import { decideAccess, type Permission, type Principal } from '../auth/principal.js';
+import { decideAccess, idempotencyOwnerOf, type Permission, type Principal } from '../auth/principal.js';
 import { scopesOf } from '../auth/scopes-of.js';
 import { ApiError } from '../http/api-error.js';
 import type { StartedWrite } from '../http/app-env.js';
@@ -155,10 +155,10 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     return { gate: (work) => inLane(stop, work) };
   }
 
-  /** How a write tool runs its write: its key, stopped by the call's and the request's signals until it begins. */
+  /** How a write tool runs its write: its key (kept per API key), stopped by the call's and the request's signals until it begins. */
   function writeOptions(idempotencyKey: string | undefined, signal: AbortSignal): WriteOptions {
     return {
-      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey, ...idempotencyOwnerOf(principal) }),
       signal: options.signal ? AbortSignal.any([signal, options.signal]) : signal,
       onTransactionBegin: (progress) => options.onWriteBegin?.({ ...progress, idempotencyKey }),
     };

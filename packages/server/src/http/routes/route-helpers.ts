@@ -1,6 +1,6 @@
 import type { ReadGate, Runtime, WriteOptions } from '@powercontext/runtime';
 import type { Context } from 'hono';
-import { decideAccess, type Permission } from '../../auth/principal.js';
+import { decideAccess, idempotencyOwnerOf, type Permission } from '../../auth/principal.js';
 import { ApiError } from '../api-error.js';
 import type { AppEnv, AppOptions } from '../app-env.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../schemas/idempotency-schemas.js';
@@ -32,14 +32,14 @@ export function searchLane(c: Context<AppEnv>, options: AppOptions): { gate?: Re
 }
 
 /**
- * How a write route runs its write: with the request's Idempotency-Key, stopped by the request's
- * signal until its transaction begins, and reporting that moment to the request timeout, which then
- * answers `write_outcome_unknown` instead of `request_timeout`.
+ * How a write route runs its write: with the request's Idempotency-Key (kept per API key), stopped by
+ * the request's signal until its transaction begins, and reporting that moment to the request
+ * timeout, which then answers `write_outcome_unknown` instead of `request_timeout`.
  */
 export function writeOptions(c: Context<AppEnv>, idempotencyKey: string | undefined): WriteOptions {
   const watch = c.get('writeWatch');
   return {
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey, ...idempotencyOwnerOf(c.get('principal')) }),
     signal: c.get('signal'),
     onTransactionBegin: ({ scopeId, headRevision }) => {
       if (watch) watch.started ??= { scopeId, headRevision, idempotencyKey };
