@@ -610,7 +610,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -758,7 +758,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -915,7 +915,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -1072,7 +1072,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -2017,8 +2017,8 @@ export interface components {
       revision: number;
       /** @description ISO 8601 timestamp. */
       purged_at: string;
-      /** @description The id of the API key that purged the entry (`local` without keys). */
-      purged_by: string | null;
+      /** @description The id of the API key that purged the entry (`local` without keys; null when the purge named nobody). Present only for a key with the `purge` permission in the scope (every caller of a keyless server); absent for every other reader. */
+      purged_by?: string | null;
     };
     ListEntriesRequest: {
       /**

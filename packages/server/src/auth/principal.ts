@@ -42,3 +42,11 @@ export const LOCAL_PRINCIPAL: Principal = {
 export function idempotencyOwnerOf(principal: Principal): { idempotencyOwner?: string } {
   return principal === LOCAL_PRINCIPAL ? {} : { idempotencyOwner: principal.keyId };
 }
+
+/**
+ * Whether answers to `principal` in `scopeId` say who purged an entry (`purged_by`, a key id): only
+ * to a key that may purge there itself (issue 28). Every other reader sees the tombstone without it.
+ */
+export function mayReadPurgedBy(principal: Principal, scopeId: string): boolean {
+  return decideAccess(principal, scopeId, 'purge') === 'allowed';
+}

@@ -3,7 +3,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EmbeddingProfile, JsonValue } from '@powercontext/memory-core';
 import type { ReadGate, Runtime, ScopedMemory, WriteOptions } from '@powercontext/runtime';
 import type { ZodError } from 'zod';
-import { decideAccess, idempotencyOwnerOf, type Permission, type Principal } from '../auth/principal.js';
+import {
+  decideAccess,
+  idempotencyOwnerOf,
+  mayReadPurgedBy,
+  type Permission,
+  type Principal,
+} from '../auth/principal.js';
 import { scopesOf } from '../auth/scopes-of.js';
 import { ApiError } from '../http/api-error.js';
 import type { StartedWrite } from '../http/app-env.js';
@@ -12,6 +18,7 @@ import { invalidMessage } from '../http/to-api-error.js';
 import { validationIssues } from '../http/validation-issues.js';
 import {
   fromWireRememberEntry,
+  type PurgeView,
   toArtifactRef,
   toChange,
   toEntryVersion,
@@ -108,7 +115,11 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
    * held until the call ends), then `body`; a failure becomes an `isError` result. Every tool runs
    * through here, so each tool call costs the same and the handshake and tool listing cost nothing.
    */
-  async function admitted(tool: string, body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  async function admitted(
+    tool: string,
+    body: () => Promise<CallToolResult>,
+    view: PurgeView = { purgedBy: false },
+  ): Promise<CallToolResult> {
     let release: () => void;
     try {
       release = (await options.admitToolCall?.()) ?? (() => {});
@@ -118,7 +129,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     try {
       return await body();
     } catch (error) {
-      const toolError = toToolError(error);
+      const toolError = toToolError(error, view);
       if (toolError.code === 'internal_error') options.onInternalError?.(error, tool);
       return errorResult(toolError);
     } finally {
@@ -137,11 +148,20 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     operation: (memory: ScopedMemory) => Promise<Result>,
     present: (result: Result) => CallToolResult = jsonResult,
   ): Promise<CallToolResult> {
-    return admitted(tool, async () => {
-      const decision = decideAccess(principal, scopeId, permission);
-      if (decision !== 'allowed') return errorResult(accessDeniedError(decision, scopeId, permission));
-      return present(await operation(runtime.memory.forScope(scopeId)));
-    });
+    return admitted(
+      tool,
+      async () => {
+        const decision = decideAccess(principal, scopeId, permission);
+        if (decision !== 'allowed') return errorResult(accessDeniedError(decision, scopeId, permission));
+        return present(await operation(runtime.memory.forScope(scopeId)));
+      },
+      purgeViewIn(scopeId),
+    );
+  }
+
+  /** What this caller may see of a purge in the scope: who purged only with the purge permission there. */
+  function purgeViewIn(scopeId: string): PurgeView {
+    return { purgedBy: mayReadPurgedBy(principal, scopeId) };
   }
 
   /**
@@ -260,7 +280,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         return {
           memory: toOptionalArtifactRef(page.memory),
           entries: page.entries.map(toEntryVersion),
-          ...toPurgedMarkers(page.purged),
+          ...toPurgedMarkers(page.purged, purgeViewIn(input.scope_id)),
           ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };
       }),
@@ -437,7 +457,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
           memory: toOptionalArtifactRef(page.memory),
           from_revision: page.fromRevision,
           to_revision: page.toRevision,
-          changes: page.changes.map(toChange),
+          changes: page.changes.map((change) => toChange(change, purgeViewIn(input.scope_id))),
           ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };
       }),

@@ -284,10 +284,20 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       expect(response.json.error).toMatchObject({
         code: 'entry_purged',
         retryable: false,
-        details: { entry_id: purgedEntryId, purge: { purged_by: 'alpha-purger' } },
+        details: { entry_id: purgedEntryId, purge: { revision: expect.any(Number) } },
       });
+      // Who purged is only for a key that may purge (issue 28); this one may not.
+      expect(response.text).not.toContain('purged_by');
       conforms('POST', path, response);
     }
+    const byPurger = await call<{ error: { details?: unknown } }>(
+      '/v1/memory/entries/get',
+      purged['/v1/memory/entries/get'],
+      { key: PURGER },
+    );
+    expect(byPurger.status).toBe(410);
+    expect(byPurger.json.error.details).toMatchObject({ purge: { purged_by: 'alpha-purger' } });
+    conforms('POST', '/v1/memory/entries/get', byPurger);
   });
 
   it('404 not_found: an unknown entry or revision', async () => {

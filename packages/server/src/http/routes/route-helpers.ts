@@ -1,9 +1,10 @@
 import type { ReadGate, Runtime, WriteOptions } from '@powercontext/runtime';
 import type { Context } from 'hono';
-import { decideAccess, idempotencyOwnerOf, type Permission } from '../../auth/principal.js';
+import { decideAccess, idempotencyOwnerOf, mayReadPurgedBy, type Permission } from '../../auth/principal.js';
 import { ApiError } from '../api-error.js';
 import type { AppEnv, AppOptions } from '../app-env.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../schemas/idempotency-schemas.js';
+import type { PurgeView } from '../wire.js';
 
 /** The open runtime, or 503 not_ready while it is opening or the server is shutting down. */
 export function requireRuntime(runtime: () => Runtime | undefined): Runtime {
@@ -57,6 +58,7 @@ export function markReplayed(c: Context<AppEnv>, result: { replayed?: true }): v
  * gets the same answer whether the scope exists or not, so it cannot probe other tenants' scopes.
  */
 export function authorize(c: Context<AppEnv>, scopeId: string, permission: Permission): void {
+  c.set('scopeId', scopeId);
   const decision = decideAccess(c.get('principal'), scopeId, permission);
   if (decision === 'scope_forbidden') {
     throw new ApiError('scope_forbidden', `This API key may not use scope "${scopeId}"`);
@@ -69,4 +71,9 @@ export function authorize(c: Context<AppEnv>, scopeId: string, permission: Permi
 /** The read options of a read route: its `min_revision`, when the body has one. */
 export function readOptions(body: { min_revision?: number | undefined }): { minRevision?: number } {
   return body.min_revision === undefined ? {} : { minRevision: body.min_revision };
+}
+
+/** What the caller may see of a purge in the scope: who purged only with the purge permission there. */
+export function purgeView(c: Context<AppEnv>, scopeId: string): PurgeView {
+  return { purgedBy: mayReadPurgedBy(c.get('principal'), scopeId) };
 }
