@@ -258,8 +258,10 @@ describe('@powercontext/client against the reference server', () => {
       code: 'entry_purged',
       status: 410,
       retryable: false,
-      details: { entry_id: entryId, purge: { revision: 2, purged_by: 'purger' } },
+      details: { entry_id: entryId, purge: { revision: 2 } },
     });
+    // Who purged is for keys that may purge (issue 28); the writer lacks the permission.
+    expect(JSON.stringify(gone.details)).not.toContain('purged_by');
     const changes = await writer.changes({ scope_id: 'client-p' });
     expect(changes.changes.filter((change) => 'purged' in change)).toMatchObject([
       { revision: 1, operation: 'remember', purged: true, entry_id: entryId },

@@ -93,9 +93,10 @@ export interface PowerContextClient {
   /** GET /healthz: the process answers. */
   health(options?: CallOptions): Promise<HealthResponse>;
   /**
-   * GET /readyz: ready for requests, with the database's state and each read replica's lag; rejects
-   * with not_ready (503) while starting or stopping, database_unavailable (503) when the database does
-   * not answer.
+   * GET /readyz: ready for requests, with the database's state and each read replica's lag when the
+   * client has a valid key (or the server has no keys; without one, `{ status: 'ready' }` alone);
+   * rejects with not_ready (503) while starting or stopping, database_unavailable (503) when the
+   * database does not answer (not_ready without a valid key).
    */
   ready(options?: CallOptions): Promise<ReadyResponse>;
 }

@@ -2,9 +2,11 @@ export { contentHash } from './domain/content-hash.js';
 export { assertEmbeddableTexts } from './domain/embeddable-texts.js';
 export {
   IDEMPOTENCY_KEY_MAX_CHARS,
+  IDEMPOTENCY_OWNER_MAX_CHARS,
   IDEMPOTENCY_RETENTION_DEFAULT_SECONDS,
   idempotencyKeyRule,
   requestDigest,
+  storedIdempotencyKey,
 } from './domain/idempotency.js';
 export {
   type CurrentProjection,

@@ -256,8 +256,12 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
     if (minRevision !== undefined && (!Number.isSafeInteger(minRevision) || minRevision < 1)) {
       throw new ValidationError([{ field: 'minRevision', rule: 'must be an integer of at least 1' }]);
     }
+    // The gate (the server's search lane) is taken only once the revision is visible: a wait for a
+    // replica to replay it holds nothing but the caller's own in-flight slot.
+    const gate = readOptions?.gate;
+    const gated = gate ? () => gate(work) : work;
     if (replicated) {
-      const outcome = await replicated.read(scopeId, minRevision, work);
+      const outcome = await replicated.read(scopeId, minRevision, gated);
       readOptions?.onServed?.(outcome.servedBy.kind);
       options.onRead?.(outcome.servedBy.kind);
       return outcome.value;
@@ -265,7 +269,7 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
     if (minRevision !== undefined) await assertRevisionVisible(store, scopeId, minRevision);
     readOptions?.onServed?.('primary');
     options.onRead?.('primary');
-    return work();
+    return gated();
   };
 
   const sharedRateLimits = opened.primary ? postgresRateLimitsOf(opened.primary) : undefined;

@@ -50,7 +50,7 @@ export {
   UNDECLARED_MODEL_ID,
 } from './prepare-context.js';
 export { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
-export type { ReadOptions, ScopedMemory } from './scoped-memory.js';
+export type { ReadGate, ReadOptions, ScopedMemory } from './scoped-memory.js';
 export { Secret } from './secret.js';
 export { TOKENS } from './tokens.js';
 export { MODEL_CALLABLE_TOOLS, type ModelCallableTool } from './tool-catalog.js';

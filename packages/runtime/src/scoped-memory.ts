@@ -35,14 +35,23 @@ import {
 
 /**
  * Options of a read (search, list, get, changes, context preparation). `minRevision`: the read must
- * see at least this revision of the scope (read-your-writes across read replicas, RFC 0005): a replica
+ * see at least this revision of the scope (read-your-writes across read replicas, RFC 0011): a replica
  * that has not replayed it is waited for, then the configured fallback applies; a revision that no
  * database has yet is refused with RevisionNotVisibleError. `onServed` is told where the read ran.
  */
 export interface ReadOptions {
   minRevision?: number;
   onServed?: (target: 'primary' | 'replica') => void;
+  /**
+   * Runs the read's own work, and only that: it is called once `minRevision` is visible (after any
+   * wait for a replica), and not at all when the read is refused before. The server takes one of its
+   * search lanes here, so a read waiting for its revision holds no lane (RFC 0011, issue 28).
+   */
+  gate?: ReadGate;
 }
+
+/** Wraps the work of a read once it may run (see `ReadOptions.gate`); must call `work` at most once. */
+export type ReadGate = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** Runs one read with its options; the composition root decides where reads go. */
 export type ReadRunner = <T>(
@@ -98,7 +107,7 @@ export interface ScopedMemory {
 }
 
 /** Reads run as they are: the store itself is the only database. */
-const DIRECT: ReadRunner = (_scopeId, _options, work) => work();
+const DIRECT: ReadRunner = (_scopeId, options, work) => (options?.gate ? options.gate(work) : work());
 
 export function scopedMemory(
   service: MemoryService,
@@ -107,7 +116,7 @@ export function scopedMemory(
 ): ScopedMemory {
   const searchOptions = (options: (SearchOptions & ReadOptions) | undefined): SearchOptions | undefined => {
     if (!options) return undefined;
-    const { minRevision: _minRevision, onServed: _onServed, ...rest } = options;
+    const { minRevision: _minRevision, onServed: _onServed, gate: _gate, ...rest } = options;
     return rest;
   };
   return {

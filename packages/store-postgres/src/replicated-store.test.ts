@@ -76,6 +76,23 @@ describe('ReplicatedStore', () => {
     await expect(search(3)).rejects.toMatchObject({ code: 'revision_not_visible', visibleRevision: 2 });
   });
 
+  it('keeps a read on its replica when its work first waits for something else (a search lane)', async () => {
+    const { replicated, service } = await setUp();
+    // The lane is handed over from another async context, as the server's SearchLanes does.
+    let open: () => void = () => {};
+    const lane = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const reading = replicated.read('s', 1, async () => {
+      await lane;
+      return service.search('s', { query: 'note harbours', mode: 'fts' });
+    });
+    setTimeout(open, 10);
+    const { value, servedBy } = await reading;
+    expect(servedBy).toEqual({ kind: 'replica', name: 'replica-1' });
+    expect(value.memory?.revision).toBe(1);
+  });
+
   it('writes, and reads outside read(), go to the primary', async () => {
     const { replicated, service } = await setUp();
     expect((await replicated.store.head('s'))?.revision).toBe(2);

@@ -184,7 +184,7 @@ export interface paths {
     };
     /**
      * Readiness: the runtime is open, the database answers and holds every migration
-     * @description Not ready (503): starting or shutting down (not_ready), or the primary database did not answer within 2 s or misses a migration (database_unavailable). Read replicas are reported with their lag; they never make the server unready.
+     * @description Not ready (503): starting or shutting down (not_ready), or the primary database did not answer within 2 s or misses a migration (database_unavailable). Read replicas are reported with their lag; they never make the server unready. Open to every caller, but with API keys configured only a caller presenting a valid key (any permission; no rate-limit token) gets the detail: `database`, `replicas`, and the reason of a 503. Any other caller gets `{"status":"ready"}` or 503 not_ready, nothing more; a missing or unknown key is not refused. A keyless server (loopback only) always gives the detail.
      */
     get: {
       parameters: {
@@ -297,7 +297,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;
@@ -610,7 +610,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -689,7 +689,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;
@@ -758,7 +758,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -846,7 +846,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;
@@ -915,7 +915,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -1003,7 +1003,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;
@@ -1072,7 +1072,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -1160,7 +1160,7 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
-          /** @description Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
+          /** @description Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with `Idempotent-Replayed: true`, and writes nothing; the same key with another body (or on another write route) is 422 `idempotency_key_reused`. Keys are kept per API key: another key's write with the same key is its own. 1-255 visible ASCII characters; a random UUID per logical write is a good key. */
           'Idempotency-Key'?: string;
         };
         path?: never;
@@ -1888,13 +1888,14 @@ export interface components {
     ReadyResponse: {
       /** @enum {string} */
       status: 'ready';
-      database: {
+      /** @description Only for a caller with a valid API key, or on a keyless server. */
+      database?: {
         reachable: boolean;
         /** @description The database holds every migration of this version. */
         migrations_current: boolean;
       };
-      /** @description Each read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL); a lagging or down replica does not make the server unready: reads go to the primary. */
-      replicas: {
+      /** @description Each read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL); a lagging or down replica does not make the server unready: reads go to the primary. Only for a caller with a valid API key, or on a keyless server. */
+      replicas?: {
         /** @description host:port/database of the replica. */
         name: string;
         /** @description Seconds since the last transaction the replica replayed (0 when it has replayed all it received); null when it did not answer. */
@@ -2016,8 +2017,8 @@ export interface components {
       revision: number;
       /** @description ISO 8601 timestamp. */
       purged_at: string;
-      /** @description The id of the API key that purged the entry (`local` without keys). */
-      purged_by: string | null;
+      /** @description The id of the API key that purged the entry (`local` without keys; null when the purge named nobody). Present only for a key with the `purge` permission in the scope (every caller of a keyless server); absent for every other reader. */
+      purged_by?: string | null;
     };
     ListEntriesRequest: {
       /**

@@ -29,6 +29,28 @@ export function idempotencyKeyRule(field: string) {
 
 export const idempotencyKeySchema = idempotencyKeyRule('idempotencyKey');
 
+/** Longest idempotency owner (an API key id, say), in characters. */
+export const IDEMPOTENCY_OWNER_MAX_CHARS = 255;
+
+/** Who an idempotency key belongs to: any 1-255 characters (the server passes the API key's id). */
+export const idempotencyOwnerSchema = z
+  .string({ error: 'idempotencyOwner must be a string' })
+  .min(1, { error: 'idempotencyOwner must be at least 1 character', abort: true })
+  .max(IDEMPOTENCY_OWNER_MAX_CHARS, {
+    error: `idempotencyOwner must be at most ${IDEMPOTENCY_OWNER_MAX_CHARS} characters`,
+  });
+
+/**
+ * The key a write's record is stored under. Without an owner, the caller's key itself (the scope's
+ * shared namespace, as before owners existed). With one, the SHA-256 of the owner, a space, then the
+ * key: a caller's key never holds a space, so no owner's stored key equals another owner's, nor a key
+ * without an owner, and the owner's name is not kept in the table.
+ */
+export function storedIdempotencyKey(key: string, owner: string | undefined): string {
+  if (owner === undefined) return key;
+  return `owner:${createHash('sha256').update(owner, 'utf8').digest('hex')} ${key}`;
+}
+
 /**
  * The digest of a write request as the service understood it: the operation and its parsed input
  * (defaults filled in), as canonical JSON (object keys sorted), hashed with SHA-256. Two requests with

@@ -1,4 +1,4 @@
-import { requestDigest } from '../domain/idempotency.js';
+import { requestDigest, storedIdempotencyKey } from '../domain/idempotency.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import type { MemoryStore, MemoryWriteTransaction, RevisionOperation } from '../ports/memory-store.port.js';
 
@@ -11,6 +11,13 @@ export interface WriteOptions {
    * 1-255 visible ASCII characters; a random UUID per logical write is a good key.
    */
   idempotencyKey?: string;
+  /**
+   * Whose idempotency key it is: the server passes the API key's id. Records are kept per owner, so
+   * another owner's write with the same key is a write of its own, never replayed from nor refused by
+   * this one's record. Without it (the runtime in process, the command line, a keyless server) keys
+   * share the scope's own namespace, as they always did. 1-255 characters; ignored without a key.
+   */
+  idempotencyOwner?: string;
   /**
    * Abandons the write while its transaction has not begun: it then rejects with the abort reason and
    * nothing is written. Once the transaction has begun (see `onTransactionBegin`) the write runs to its
@@ -30,9 +37,18 @@ export interface WriteProgress {
   headRevision: number;
 }
 
+/** A caller's idempotency key, and whose it is (undefined: the scope's shared namespace). */
+export interface IdempotencyKeyOf {
+  key: string;
+  owner?: string | undefined;
+}
+
 /** A write that carries an idempotency key: the key, and what it must match on a retry. */
 export interface KeyedWrite {
+  /** The key as the caller sent it, for messages. */
   key: string;
+  /** The key the record is stored under: the caller's, in its owner's namespace (storedIdempotencyKey). */
+  storedKey: string;
   operation: RevisionOperation;
   digest: string;
 }
@@ -56,20 +72,31 @@ export class IdempotencyLedger {
   }
 
   /** The keyed form of a write whose parsed input is `input`; undefined without a key. */
-  keyed(operation: RevisionOperation, input: unknown, key: string | undefined): KeyedWrite | undefined {
-    return key === undefined ? undefined : { key, operation, digest: requestDigest(operation, input) };
+  keyed(
+    operation: RevisionOperation,
+    input: unknown,
+    key: IdempotencyKeyOf | undefined,
+  ): KeyedWrite | undefined {
+    if (key === undefined) return undefined;
+    return {
+      key: key.key,
+      storedKey: storedIdempotencyKey(key.key, key.owner),
+      operation,
+      digest: requestDigest(operation, input),
+    };
   }
 
   /**
-   * The first result of the key in the scope, if a write with it committed and its record has not
-   * expired. Throws IdempotencyKeyReusedError when that write was another request.
+   * The first result of the key in the scope (in its owner's namespace), if a write with it committed
+   * and its record has not expired. Throws IdempotencyKeyReusedError when that write was another
+   * request.
    */
   async replay<Result>(
     scopeId: string,
     keyed: KeyedWrite | undefined,
   ): Promise<Replayed<Result> | undefined> {
     if (!keyed) return undefined;
-    const record = await this.#store.idempotencyRecord(scopeId, keyed.key, this.#clock());
+    const record = await this.#store.idempotencyRecord(scopeId, keyed.storedKey, this.#clock());
     if (!record) return undefined;
     if (record.operation !== keyed.operation || record.requestDigest !== keyed.digest) {
       throw new IdempotencyKeyReusedError(scopeId, keyed.key);
@@ -82,7 +109,7 @@ export class IdempotencyLedger {
     if (!keyed) return;
     const createdAt = this.#clock();
     await tx.recordIdempotency({
-      key: keyed.key,
+      key: keyed.storedKey,
       operation: keyed.operation,
       requestDigest: keyed.digest,
       result: JSON.stringify(result),

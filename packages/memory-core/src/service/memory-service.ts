@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { contentHash } from '../domain/content-hash.js';
 import { changesCursorSchema, decodeCursor, encodeCursor, entriesCursorSchema } from '../domain/cursor.js';
-import { IDEMPOTENCY_RETENTION_DEFAULT_SECONDS, idempotencyKeySchema } from '../domain/idempotency.js';
+import {
+  IDEMPOTENCY_RETENTION_DEFAULT_SECONDS,
+  idempotencyKeySchema,
+  idempotencyOwnerSchema,
+} from '../domain/idempotency.js';
 import {
   type EntryTarget,
   type EntryVersion,
@@ -52,6 +56,7 @@ import type { SearchObserver } from '../ports/search-observer.port.js';
 import type { WriteAdvice, WriteAdvisor } from '../ports/write-advisor.port.js';
 import type { RerankStage } from '../rerank/rerank-stage.js';
 import {
+  type IdempotencyKeyOf,
   IdempotencyLedger,
   importBatchKey,
   type KeyedWrite,
@@ -210,7 +215,7 @@ export class MemoryService {
     scope: string,
     request: RememberRequest,
     options: WriteOptions,
-    key: string | undefined,
+    key: IdempotencyKeyOf | undefined,
   ): Promise<RememberResult> {
     const { entries } = parseInput(rememberRequestSchema, request);
     const keyed = this.#ledger.keyed('remember', { entries }, key);
@@ -294,7 +299,12 @@ export class MemoryService {
     const key = this.#keyOf(options);
     return importEntries(
       (entries, batch) =>
-        this.#remember(scope, { entries }, {}, key === undefined ? undefined : importBatchKey(key, batch)),
+        this.#remember(
+          scope,
+          { entries },
+          {},
+          key === undefined ? undefined : { key: importBatchKey(key.key, batch) },
+        ),
       records,
       options,
     );
@@ -713,11 +723,15 @@ export class MemoryService {
     }
   }
 
-  /** The validated idempotency key of a write, if it has one. */
-  #keyOf(options: { idempotencyKey?: string | undefined }): string | undefined {
-    return options.idempotencyKey === undefined
-      ? undefined
-      : parseInput(idempotencyKeySchema, options.idempotencyKey, 'idempotencyKey');
+  /** The validated idempotency key of a write and its owner, if it has a key. */
+  #keyOf(options: {
+    idempotencyKey?: string | undefined;
+    idempotencyOwner?: string | undefined;
+  }): IdempotencyKeyOf | undefined {
+    if (options.idempotencyKey === undefined) return undefined;
+    const key = parseInput(idempotencyKeySchema, options.idempotencyKey, 'idempotencyKey');
+    if (options.idempotencyOwner === undefined) return { key };
+    return { key, owner: parseInput(idempotencyOwnerSchema, options.idempotencyOwner, 'idempotencyOwner') };
   }
 
   /**

@@ -12,7 +12,8 @@ const RETENTION_MS = 60_000;
 /**
  * Idempotent writes (RFC 0005, "Idempotent writes"), part of the MemoryStore contract: a write with
  * an idempotency key records its result in its own transaction; a repeat answers with that result and
- * writes nothing; the key is refused for another request; keys are per scope and expire.
+ * writes nothing; the key is refused for another request; keys are per scope and per owner (the
+ * caller's identity, when it gives one), and expire.
  */
 export function describeIdempotencyContract(getStore: () => MemoryStore) {
   describe('idempotent writes', () => {
@@ -112,6 +113,62 @@ export function describeIdempotencyContract(getStore: () => MemoryStore) {
       await expect(
         service.forget(one, { entryId: inOne.entries[0]!.entryId }, { idempotencyKey: 'other-key' }),
       ).resolves.toMatchObject({ status: 'created', memory: { scopeId: one, revision: 2 } });
+    });
+
+    it('keeps keys per owner: another owner’s write with the same key is its own, neither replayed nor refused', async () => {
+      const service = serviceWith();
+      const scopeId = scope();
+      const key = { idempotencyKey: 'shared-by-chance' };
+      const byA = { ...key, idempotencyOwner: 'key-a' };
+      const byB = { ...key, idempotencyOwner: 'key-b' };
+      const aRequest = { entries: [{ text: 'written by the first owner' }] };
+      const bRequest = { entries: [{ text: 'written by the second owner' }] };
+      const first = await service.remember(scopeId, aRequest, byA);
+      // Another body under another owner: its own write, not idempotency_key_reused.
+      const second = await service.remember(scopeId, bRequest, byB);
+      expect(second.replayed).toBeUndefined();
+      expect(second).toMatchObject({ memory: { revision: 2 }, entries: [{ status: 'created' }] });
+      expect(second.entries[0]!.entryId).not.toBe(first.entries[0]!.entryId);
+      // The first owner's body under a third owner: not the first owner's stored answer either.
+      const third = await service.remember(scopeId, aRequest, { ...key, idempotencyOwner: 'key-c' });
+      expect(third.replayed).toBeUndefined();
+      // (A remember of duplicates only writes no revision.)
+      expect(third).toMatchObject({ memory: { revision: 2 }, entries: [{ status: 'duplicate' }] });
+      // Without an owner the key is the scope's own namespace, apart from every owner's.
+      const unowned = await service.remember(scopeId, { entries: [{ text: 'written without owner' }] }, key);
+      expect(unowned).toMatchObject({ memory: { revision: 3 }, entries: [{ status: 'created' }] });
+      // Each owner replays its own first answer, and is refused another body.
+      await expect(service.remember(scopeId, aRequest, byA)).resolves.toEqual({ ...first, replayed: true });
+      await expect(service.remember(scopeId, bRequest, byB)).resolves.toEqual({ ...second, replayed: true });
+      await expect(service.remember(scopeId, bRequest, byA)).rejects.toMatchObject({
+        code: 'idempotency_key_reused',
+      });
+      expect((await getStore().head(scopeId))?.revision).toBe(3);
+      // A purge erases the stored answers that name the entry, whoever's they were.
+      await service.purge(scopeId, { entryId: first.entries[0]!.entryId });
+      const rewritten = await service.remember(scopeId, aRequest, byA);
+      expect(rewritten.replayed).toBeUndefined();
+      expect(rewritten).toMatchObject({ memory: { revision: 5 }, entries: [{ status: 'created' }] });
+      await expect(service.remember(scopeId, bRequest, byB)).resolves.toEqual({ ...second, replayed: true });
+    });
+
+    it('checks the owner: 1-255 characters, named idempotencyOwner', async () => {
+      const service = serviceWith();
+      const scopeId = scope();
+      const bad: [string, string][] = [
+        ['', 'idempotencyOwner must be at least 1 character'],
+        ['o'.repeat(256), 'idempotencyOwner must be at most 255 characters'],
+      ];
+      for (const [owner, rule] of bad) {
+        await expect(
+          service.remember(
+            scopeId,
+            { entries: [{ text: 'x' }] },
+            { idempotencyKey: 'owned', idempotencyOwner: owner },
+          ),
+        ).rejects.toMatchObject({ code: 'invalid_request', issues: [{ field: 'idempotencyOwner', rule }] });
+      }
+      expect(await getStore().head(scopeId)).toBeUndefined();
     });
 
     it('replays revise, forget and reactivate, unchanged answers included, whatever happened since', async () => {

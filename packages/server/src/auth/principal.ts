@@ -33,3 +33,20 @@ export const LOCAL_PRINCIPAL: Principal = {
   scopes: '*',
   permissions: new Set<Permission>(PERMISSIONS),
 };
+
+/**
+ * Whose idempotency keys a principal's writes use: its key id, so one key's stored answers are never
+ * replayed to, nor refused for, another key that picks the same Idempotency-Key (issue 28). The local
+ * principal has none: its keys stay in the scope's shared namespace, with the command line's.
+ */
+export function idempotencyOwnerOf(principal: Principal): { idempotencyOwner?: string } {
+  return principal === LOCAL_PRINCIPAL ? {} : { idempotencyOwner: principal.keyId };
+}
+
+/**
+ * Whether answers to `principal` in `scopeId` say who purged an entry (`purged_by`, a key id): only
+ * to a key that may purge there itself (issue 28). Every other reader sees the tombstone without it.
+ */
+export function mayReadPurgedBy(principal: Principal, scopeId: string): boolean {
+  return decideAccess(principal, scopeId, 'purge') === 'allowed';
+}

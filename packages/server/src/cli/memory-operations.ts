@@ -3,6 +3,7 @@ import type { Runtime } from '@powercontext/runtime';
 import { buildRedactedExplain } from '../http/explain.js';
 import { toApiError } from '../http/to-api-error.js';
 import {
+  PURGER_VIEW,
   toArtifactRef,
   toChange,
   toEntryVersion,
@@ -99,7 +100,7 @@ export async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ jso
       const body = {
         memory: toOptionalArtifactRef(page.memory),
         entries: page.entries.map(toEntryVersion),
-        ...toPurgedMarkers(page.purged),
+        ...toPurgedMarkers(page.purged, PURGER_VIEW),
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       };
       return { json: body, text: listText(args.scope, args.state ?? 'active', body) };
@@ -123,7 +124,7 @@ export async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ jso
         memory: toOptionalArtifactRef(page.memory),
         from_revision: page.fromRevision,
         to_revision: page.toRevision,
-        changes: page.changes.map(toChange),
+        changes: page.changes.map((change) => toChange(change, PURGER_VIEW)),
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       };
       return { json: body, text: changesText(args.scope, body) };
@@ -212,7 +213,8 @@ export function reportFailure(error: unknown, args: MemoryArgs): number {
     else for (const line of importFailureText(error)) console.error(line);
     return 2;
   }
-  const apiError = toApiError(error);
+  // The local user may purge: errors say who purged, as the command's own answers do.
+  const apiError = toApiError(error, PURGER_VIEW);
   const exitCode = apiError.code === 'invalid_request' ? 2 : 1;
   if (args.json) {
     console.error(JSON.stringify(apiError.body()));

@@ -29,6 +29,8 @@ export interface AppVariables {
   writeWatch?: WriteWatch;
   /** The error code answered, for the access log. */
   errorCode?: string;
+  /** The scope the request was authorized for, once a route checked it (what an error may show). */
+  scopeId?: string;
 }
 
 export interface AppEnv {

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { mayReadPurgedBy } from '../auth/principal.js';
 import { ApiError } from './api-error.js';
 import type { AppEnv, AppOptions, StartedWrite } from './app-env.js';
 import { registerInspectorRoutes } from './inspector-routes.js';
@@ -22,6 +23,7 @@ import { registerSearchRoute } from './routes/search-route.js';
 import { registerSystemRoutes } from './routes/system-routes.js';
 import { invalidMessage, toApiError } from './to-api-error.js';
 import { validationIssues } from './validation-issues.js';
+import type { PurgeView } from './wire.js';
 
 /** Most JSON-RPC messages one POST to /mcp may hold; a larger batch is refused whole. */
 export const MCP_MAX_BATCH = 20;
@@ -136,7 +138,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     return respond(c, new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`));
   });
   app.onError((error, c) => {
-    const apiError = fromHttpException(error) ?? toApiError(error);
+    const apiError = fromHttpException(error) ?? toApiError(error, purgeViewOfError(c));
     if (apiError.status >= 500) {
       options.logger.error({
         event: 'http.error',
@@ -184,6 +186,15 @@ function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
   );
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
+}
+
+/** Whether an error answer may say who purged: only to a caller that may purge in the request's scope. */
+function purgeViewOfError(c: Context<AppEnv>): PurgeView {
+  const principal = c.get('principal');
+  const scopeId = c.get('scopeId');
+  return {
+    purgedBy: principal !== undefined && scopeId !== undefined && mayReadPurgedBy(principal, scopeId),
+  };
 }
 
 function respond(c: Context<AppEnv>, error: ApiError): Response {

@@ -1,6 +1,7 @@
 import { InMemoryMemoryStore } from '@powercontext/memory-core/testing';
 import { type CreateRuntimeOptions, createRuntime, type Runtime } from '@powercontext/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hashApiKey, parseApiKeys } from '../auth/api-keys.js';
 import { handleMcpHttp } from '../mcp/http.js';
 import { GatedStore, slowEmbedder } from '../testing-support/gated-store.js';
 import { createTestApp } from '../testing-support/in-process-app.js';
@@ -106,23 +107,81 @@ describe('idempotent writes over HTTP (in process)', () => {
     expect(list.json.memory).toBeNull();
   });
 
-  it('checks the key’s permission before it replays, and shares keys between the keys of a scope', async () => {
+  it('checks the key’s permission before it replays', async () => {
     const runtime = await runtimeWith();
     const { call } = createTestApp(runtime);
-    const first = await call('/v1/memory/remember', remember('shared'), keyed('k-shared'));
+    await call('/v1/memory/remember', remember('shared'), keyed('k-shared'));
     const reader = await call('/v1/memory/remember', remember('shared'), {
       key: READER,
       headers: { 'Idempotency-Key': 'k-shared' },
     });
     expect(reader.status).toBe(403);
     expect(reader.json.error.code).toBe('permission_forbidden');
-    // Keys belong to the scope: a keyless local server (another principal) replays the same write.
+  });
+
+  it('keeps the stored answers per API key: another key’s write with the same Idempotency-Key is its own (issue 28)', async () => {
+    const runtime = await runtimeWith();
+    const keys = parseApiKeys(
+      JSON.stringify({
+        keys: [
+          {
+            id: 'writer-a',
+            sha256: hashApiKey('a-secret'),
+            scopes: ['alpha'],
+            permissions: ['read', 'write'],
+          },
+          { id: 'writer-b', sha256: hashApiKey('b-secret'), scopes: ['alpha'], permissions: ['write'] },
+        ],
+      }),
+      'idempotency test keys',
+    );
+    const { call } = createTestApp(runtime, { auth: { kind: 'keys', keys } });
+    const as = (secret: string, key: string) => ({ key: secret, headers: { 'Idempotency-Key': key } });
+
+    // Another body under the same Idempotency-Key: written, with its own ids; not 422.
+    const a = await call<RememberResponse>('/v1/memory/remember', remember('from a'), as('a-secret', 'k-1'));
+    const b = await call<RememberResponse>('/v1/memory/remember', remember('from b'), as('b-secret', 'k-1'));
+    expect(b.status, b.text).toBe(200);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    expect(b.json.entries[0]).toMatchObject({ status: 'created' });
+    expect(b.json.entries[0]!.entry_id).not.toBe(a.json.entries[0]!.entry_id);
+    expect(b.json.memory.revision).toBe(2);
+
+    // The same body under another key's Idempotency-Key: a write of its own, not the first key's answer.
+    const a2 = await call('/v1/memory/remember', remember('same words'), as('a-secret', 'k-2'));
+    const b2 = await call<RememberResponse>(
+      '/v1/memory/remember',
+      remember('same words'),
+      as('b-secret', 'k-2'),
+    );
+    expect(b2.status, b2.text).toBe(200);
+    expect(b2.headers.get('idempotent-replayed')).toBeNull();
+    expect(b2.json.entries[0]).toMatchObject({ status: 'duplicate' });
+    expect(b2.text).not.toBe(a2.text);
+
+    // Each key replays its own answers, byte for byte, and is refused another body under its own key.
+    for (const [first, body, secret, key] of [
+      [a, remember('from a'), 'a-secret', 'k-1'],
+      [b, remember('from b'), 'b-secret', 'k-1'],
+      [b2, remember('same words'), 'b-secret', 'k-2'],
+    ] as const) {
+      const again = await call('/v1/memory/remember', body, as(secret, key));
+      expect(again.headers.get('idempotent-replayed'), `${secret} ${key}`).toBe('true');
+      expect(again.text).toBe(first.text);
+    }
+    const reused = await call('/v1/memory/remember', remember('from b'), as('a-secret', 'k-1'));
+    expect(reused.status).toBe(422);
+    expect(reused.json.error.code).toBe('idempotency_key_reused');
+
+    // A keyless local server (no key, so no owner) has the scope's shared namespace: none of the above.
     const local = createTestApp(runtime, { auth: { kind: 'local' } });
-    const replayed = await local.call('/v1/memory/remember', remember('shared'), {
-      headers: { 'Idempotency-Key': 'k-shared' },
+    const fromLocal = await local.call<RememberResponse>('/v1/memory/remember', remember('from local'), {
+      headers: { 'Idempotency-Key': 'k-1' },
     });
-    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
-    expect(replayed.text).toBe(first.text);
+    expect(fromLocal.status, fromLocal.text).toBe(200);
+    expect(fromLocal.headers.get('idempotent-replayed')).toBeNull();
+    expect(fromLocal.json.entries[0]).toMatchObject({ status: 'created' });
+    expect((await runtime.memory.forScope('alpha').list()).entries).toHaveLength(4);
   });
 
   it('lets one of concurrent duplicates write; the others answer its result', async () => {

@@ -7,7 +7,7 @@ import {
   ValidationError,
 } from '@powercontext/memory-core';
 import { ApiError, type ApiErrorCode } from './api-error.js';
-import { toPurgeInfo } from './wire.js';
+import { type PurgeView, toPurgeInfo } from './wire.js';
 
 /** `entries.0.sourceId` -> `entries.0.source_id`: the runtime names fields in camelCase, the wire in snake_case. */
 export function toWireField(field: string): string {
@@ -54,8 +54,11 @@ const CORE_CODES: Record<PowerContextErrorCode, ApiErrorCode> = {
   idempotency_key_reused: 'idempotency_key_reused',
 };
 
-/** Maps any thrown value to the API error it is answered with. Unknown failures become internal_error. */
-export function toApiError(error: unknown): ApiError {
+/**
+ * Maps any thrown value to the API error it is answered with. Unknown failures become internal_error.
+ * `view` says whether an `entry_purged` answer names who purged (default: it does not).
+ */
+export function toApiError(error: unknown, view: PurgeView = { purgedBy: false }): ApiError {
   if (error instanceof ApiError) return error;
   if (InferenceError.isInstance(error)) {
     return new ApiError(error.code, error.message, {
@@ -87,7 +90,7 @@ export function toApiError(error: unknown): ApiError {
     if (error instanceof EntryPurgedError || error.code === 'entry_purged') {
       const { entryId, purge } = error as EntryPurgedError;
       return new ApiError(code, error.message, {
-        details: { entry_id: entryId, purge: toPurgeInfo(purge) },
+        details: { entry_id: entryId, purge: toPurgeInfo(purge, view) },
         cause: error,
       });
     }

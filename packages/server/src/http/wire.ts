@@ -44,8 +44,19 @@ export function toEntryVersion(entry: EntryVersion) {
   };
 }
 
+/**
+ * What an answer may say about a purge: `purgedBy` shows who purged (the key id), which only a caller
+ * that may purge in the scope sees; everyone else gets the tombstone without it (issue 28).
+ */
+export interface PurgeView {
+  purgedBy: boolean;
+}
+
+/** The view of a caller that may purge in the scope: the purge answer itself, the command line. */
+export const PURGER_VIEW: PurgeView = { purgedBy: true };
+
 /** A change: the version it wrote, or, when a purge erased it (or for the purge itself), ids only. */
-export function toChange(change: RevisionChange | PurgedChange) {
+export function toChange(change: RevisionChange | PurgedChange, view: PurgeView) {
   if (change.purged) {
     return {
       revision: change.revision,
@@ -54,17 +65,21 @@ export function toChange(change: RevisionChange | PurgedChange) {
       entry_id: change.entryId,
       entry_version_id: change.entryVersionId,
       version: change.version,
-      purge: toPurgeInfo(change.purge),
+      purge: toPurgeInfo(change.purge, view),
     };
   }
   return { revision: change.revision, operation: change.operation, entry: toEntryVersion(change.version) };
 }
 
-export function toPurgeInfo(purge: PurgeInfo) {
-  return { revision: purge.revision, purged_at: purge.purgedAt, purged_by: purge.purgedBy };
+export function toPurgeInfo(purge: PurgeInfo, view: PurgeView) {
+  return {
+    revision: purge.revision,
+    purged_at: purge.purgedAt,
+    ...(view.purgedBy ? { purged_by: purge.purgedBy } : {}),
+  };
 }
 
-export function toPurgedEntryMarker(marker: PurgedEntryMarker) {
+export function toPurgedEntryMarker(marker: PurgedEntryMarker, view: PurgeView) {
   return {
     entry_id: marker.entryId,
     entry_version_id: marker.entryVersionId,
@@ -72,17 +87,20 @@ export function toPurgedEntryMarker(marker: PurgedEntryMarker) {
     revision: marker.revision,
     state: marker.state,
     purged: true as const,
-    purge: toPurgeInfo(marker.purge),
+    purge: toPurgeInfo(marker.purge, view),
   };
 }
 
+/** The tombstone a purge answers with: only a caller that may purge gets it, so it says who purged. */
 export function toPurgeTombstone(tombstone: PurgeTombstone) {
   return {
     entry_id: tombstone.entryId,
     entry_version_id: tombstone.entryVersionId,
     version: tombstone.version,
     previous_version_id: tombstone.previousVersionId,
-    ...toPurgeInfo(tombstone),
+    revision: tombstone.revision,
+    purged_at: tombstone.purgedAt,
+    purged_by: tombstone.purgedBy,
     versions: tombstone.versions.map((version) => ({
       entry_version_id: version.entryVersionId,
       version: version.version,
@@ -95,8 +113,10 @@ export function toPurgeTombstone(tombstone: PurgeTombstone) {
 }
 
 /** The `purged` markers of a list page, present only when the page has any. */
-export function toPurgedMarkers(markers: readonly PurgedEntryMarker[] | undefined) {
-  return markers && markers.length > 0 ? { purged: markers.map(toPurgedEntryMarker) } : {};
+export function toPurgedMarkers(markers: readonly PurgedEntryMarker[] | undefined, view: PurgeView) {
+  return markers && markers.length > 0
+    ? { purged: markers.map((marker) => toPurgedEntryMarker(marker, view)) }
+    : {};
 }
 
 export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {

@@ -130,6 +130,50 @@ describe('idempotent MCP write tools', () => {
     });
   });
 
+  it('keep the stored answers per API key: another key’s call with the same idempotency_key is its own (issue 28)', async () => {
+    const scope = { scope_id: 'mcp-idempotent-owners' };
+    const clientOf = async (keyId: string) => {
+      const principal = { keyId, scopes: '*' as const, permissions: new Set(['read', 'write'] as const) };
+      const server = createMemoryMcpServer({ runtime, principal });
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const keyed = new Client({ name: `idempotent-tools-${keyId}`, version: '1.0.0' });
+      await keyed.connect(clientSide);
+      return keyed;
+    };
+    const [one, two] = [await clientOf('key-one'), await clientOf('key-two')];
+    try {
+      const remember = (by: Client, text: string) =>
+        by.callTool({
+          name: 'remember_memory',
+          arguments: { ...scope, entries: [{ text }], idempotency_key: 'm-owners' },
+        }) as Promise<CallToolResult>;
+      const first = await remember(one, 'called by the first key');
+      const second = await remember(two, 'called by the second key');
+      expect(second.isError, JSON.stringify(second.content)).toBeFalsy();
+      expect(second._meta).toBeUndefined();
+      const ids = [first, second].map(
+        (result) => (result.structuredContent as { entries: { entry_id: string }[] }).entries[0]!.entry_id,
+      );
+      expect(ids[1]).not.toBe(ids[0]);
+      const replayed = await remember(two, 'called by the second key');
+      expect(replayed._meta).toEqual({ [IDEMPOTENT_REPLAYED_META]: true });
+      expect(replayed.structuredContent).toEqual(second.structuredContent);
+      // The local principal (stdio, a keyless server) has the scope's shared namespace of its own.
+      expect(
+        (
+          await call('remember_memory', {
+            ...scope,
+            entries: [{ text: 'local' }],
+            idempotency_key: 'm-owners',
+          })
+        )._meta,
+      ).toBeUndefined();
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
   it('refuse a key reused for other arguments, and a key that breaks the rule, naming idempotency_key', async () => {
     const scope = { scope_id: 'mcp-reused' };
     await call('remember_memory', { ...scope, entries: [{ text: 'first' }], idempotency_key: 'r-1' });

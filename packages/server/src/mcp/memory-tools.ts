@@ -1,9 +1,15 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EmbeddingProfile, JsonValue } from '@powercontext/memory-core';
-import type { Runtime, ScopedMemory, WriteOptions } from '@powercontext/runtime';
+import type { ReadGate, Runtime, ScopedMemory, WriteOptions } from '@powercontext/runtime';
 import type { ZodError } from 'zod';
-import { decideAccess, type Permission, type Principal } from '../auth/principal.js';
+import {
+  decideAccess,
+  idempotencyOwnerOf,
+  mayReadPurgedBy,
+  type Permission,
+  type Principal,
+} from '../auth/principal.js';
 import { scopesOf } from '../auth/scopes-of.js';
 import { ApiError } from '../http/api-error.js';
 import type { StartedWrite } from '../http/app-env.js';
@@ -12,6 +18,7 @@ import { invalidMessage } from '../http/to-api-error.js';
 import { validationIssues } from '../http/validation-issues.js';
 import {
   fromWireRememberEntry,
+  type PurgeView,
   toArtifactRef,
   toChange,
   toEntryVersion,
@@ -58,7 +65,8 @@ export interface MemoryMcpServerOptions {
   admitToolCall?: () => (() => void) | Promise<() => void>;
   /**
    * Runs search_memory's or prepare_context's work in one of the server's search lanes (HTTP only;
-   * stdio serves one client). Rejects with the signal's reason if it aborts before a lane is free.
+   * stdio serves one client), once the call's min_revision is visible. Rejects with the signal's reason
+   * if it aborts before a lane is free.
    */
   inSearchLane?: <T>(signal: AbortSignal, work: () => Promise<T>) => Promise<T>;
   /** The HTTP request's signal: its timeout abandons writes that have not begun their transaction. */
@@ -107,7 +115,11 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
    * held until the call ends), then `body`; a failure becomes an `isError` result. Every tool runs
    * through here, so each tool call costs the same and the handshake and tool listing cost nothing.
    */
-  async function admitted(tool: string, body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  async function admitted(
+    tool: string,
+    body: () => Promise<CallToolResult>,
+    view: PurgeView = { purgedBy: false },
+  ): Promise<CallToolResult> {
     let release: () => void;
     try {
       release = (await options.admitToolCall?.()) ?? (() => {});
@@ -117,7 +129,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     try {
       return await body();
     } catch (error) {
-      const toolError = toToolError(error);
+      const toolError = toToolError(error, view);
       if (toolError.code === 'internal_error') options.onInternalError?.(error, tool);
       return errorResult(toolError);
     } finally {
@@ -136,23 +148,37 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     operation: (memory: ScopedMemory) => Promise<Result>,
     present: (result: Result) => CallToolResult = jsonResult,
   ): Promise<CallToolResult> {
-    return admitted(tool, async () => {
-      const decision = decideAccess(principal, scopeId, permission);
-      if (decision !== 'allowed') return errorResult(accessDeniedError(decision, scopeId, permission));
-      return present(await operation(runtime.memory.forScope(scopeId)));
-    });
+    return admitted(
+      tool,
+      async () => {
+        const decision = decideAccess(principal, scopeId, permission);
+        if (decision !== 'allowed') return errorResult(accessDeniedError(decision, scopeId, permission));
+        return present(await operation(runtime.memory.forScope(scopeId)));
+      },
+      purgeViewIn(scopeId),
+    );
   }
 
-  /** Runs a search or a preparation in a search lane, when the server has lanes. */
-  function inSearchLane<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-    if (!options.inSearchLane) return work();
-    return options.inSearchLane(options.signal ? AbortSignal.any([signal, options.signal]) : signal, work);
+  /** What this caller may see of a purge in the scope: who purged only with the purge permission there. */
+  function purgeViewIn(scopeId: string): PurgeView {
+    return { purgedBy: mayReadPurgedBy(principal, scopeId) };
   }
 
-  /** How a write tool runs its write: its key, stopped by the call's and the request's signals until it begins. */
+  /**
+   * The read option that runs a search or a preparation in a search lane, when the server has lanes;
+   * the runtime takes it once the call's min_revision is visible, so a wait for it holds no lane.
+   */
+  function searchLane(signal: AbortSignal): { gate?: ReadGate } {
+    const inLane = options.inSearchLane;
+    if (!inLane) return {};
+    const stop = options.signal ? AbortSignal.any([signal, options.signal]) : signal;
+    return { gate: (work) => inLane(stop, work) };
+  }
+
+  /** How a write tool runs its write: its key (kept per API key), stopped by the call's and the request's signals until it begins. */
   function writeOptions(idempotencyKey: string | undefined, signal: AbortSignal): WriteOptions {
     return {
-      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey, ...idempotencyOwnerOf(principal) }),
       signal: options.signal ? AbortSignal.any([signal, options.signal]) : signal,
       onTransactionBegin: (progress) => options.onWriteBegin?.({ ...progress, idempotencyKey }),
     };
@@ -170,15 +196,13 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     (input, extra) =>
       call('search_memory', input.scope_id, 'read', async (memory) => {
         // A cancelled call (or a closed HTTP request) also cancels a running rerank.
-        const result = await inSearchLane(extra.signal, () =>
-          memory.search(
-            {
-              query: input.query,
-              ...(input.limit === undefined ? {} : { limit: input.limit }),
-              ...(input.mode === undefined ? {} : { mode: input.mode }),
-            },
-            { signal: extra.signal, ...readOf(input) },
-          ),
+        const result = await memory.search(
+          {
+            query: input.query,
+            ...(input.limit === undefined ? {} : { limit: input.limit }),
+            ...(input.mode === undefined ? {} : { mode: input.mode }),
+          },
+          { signal: extra.signal, ...readOf(input), ...searchLane(extra.signal) },
         );
         return {
           memory: toOptionalArtifactRef(result.memory),
@@ -256,7 +280,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         return {
           memory: toOptionalArtifactRef(page.memory),
           entries: page.entries.map(toEntryVersion),
-          ...toPurgedMarkers(page.purged),
+          ...toPurgedMarkers(page.purged, purgeViewIn(input.scope_id)),
           ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };
       }),
@@ -433,7 +457,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
           memory: toOptionalArtifactRef(page.memory),
           from_revision: page.fromRevision,
           to_revision: page.toRevision,
-          changes: page.changes.map(toChange),
+          changes: page.changes.map((change) => toChange(change, purgeViewIn(input.scope_id))),
           ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };
       }),
@@ -468,16 +492,14 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         'read',
         async (memory) => {
           const contract = toContractInput(input.contract);
-          const prepared = await inSearchLane(extra.signal, () =>
-            memory.prepareContext(
-              {
-                query: input.query,
-                ...(input.limit === undefined ? {} : { limit: input.limit }),
-                ...(input.mode === undefined ? {} : { mode: input.mode }),
-                ...(contract === undefined ? {} : { contract }),
-              },
-              { signal: extra.signal, ...readOf(input) },
-            ),
+          const prepared = await memory.prepareContext(
+            {
+              query: input.query,
+              ...(input.limit === undefined ? {} : { limit: input.limit }),
+              ...(input.mode === undefined ? {} : { mode: input.mode }),
+              ...(contract === undefined ? {} : { contract }),
+            },
+            { signal: extra.signal, ...readOf(input), ...searchLane(extra.signal) },
           );
           return toPreparedContext(prepared);
         },

@@ -1,6 +1,7 @@
 import type { AccessDecision, Permission } from '../auth/principal.js';
 import { ApiError } from '../http/api-error.js';
 import { toApiError } from '../http/to-api-error.js';
+import type { PurgeView } from '../http/wire.js';
 
 /**
  * The error a tool call answers with, as JSON in an `isError` result: the same code, message,
@@ -14,9 +15,12 @@ export interface ToolError {
   retry_after_seconds?: number;
 }
 
-/** Maps whatever a memory operation threw onto its ToolError (unknown failures: internal_error). */
-export function toToolError(error: unknown): ToolError {
-  return fromApiError(toApiError(error));
+/**
+ * Maps whatever a memory operation threw onto its ToolError (unknown failures: internal_error); `view`
+ * says whether an entry_purged error names who purged (default: it does not).
+ */
+export function toToolError(error: unknown, view?: PurgeView): ToolError {
+  return fromApiError(toApiError(error, view));
 }
 
 /** The error for a call the principal may not make; it never says whether the scope exists. */

@@ -60,7 +60,7 @@ const text = z.string().describe(`The entry text, 1-${ENTRY_TEXT_MAX_CHARS} char
 const idempotencyKey = idempotencyKeyRule('idempotency_key')
   .optional()
   .describe(
-    `Optional, 1-${IDEMPOTENCY_KEY_MAX_CHARS} visible ASCII characters (a fresh UUID per write is a good key): repeating the call with the same key and arguments within the server's retention time (24 hours by default) returns the first result and writes nothing; the same key with other arguments fails with idempotency_key_reused. Use it to retry safely after a timeout or a lost answer.`,
+    `Optional, 1-${IDEMPOTENCY_KEY_MAX_CHARS} visible ASCII characters (a fresh UUID per write is a good key): repeating the call with the same key and arguments within the server's retention time (24 hours by default) returns the first result and writes nothing; the same key with other arguments fails with idempotency_key_reused. Keys are kept per API key. Use it to retry safely after a timeout or a lost answer.`,
   );
 
 export const searchInput = z.strictObject({

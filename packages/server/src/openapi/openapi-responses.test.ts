@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InferenceError } from '@powercontext/inference';
@@ -283,10 +284,20 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       expect(response.json.error).toMatchObject({
         code: 'entry_purged',
         retryable: false,
-        details: { entry_id: purgedEntryId, purge: { purged_by: 'alpha-purger' } },
+        details: { entry_id: purgedEntryId, purge: { revision: expect.any(Number) } },
       });
+      // Who purged is only for a key that may purge (issue 28); this one may not.
+      expect(response.text).not.toContain('purged_by');
       conforms('POST', path, response);
     }
+    const byPurger = await call<{ error: { details?: unknown } }>(
+      '/v1/memory/entries/get',
+      purged['/v1/memory/entries/get'],
+      { key: PURGER },
+    );
+    expect(byPurger.status).toBe(410);
+    expect(byPurger.json.error.details).toMatchObject({ purge: { purged_by: 'alpha-purger' } });
+    conforms('POST', '/v1/memory/entries/get', byPurger);
   });
 
   it('404 not_found: an unknown entry or revision', async () => {
@@ -443,10 +454,12 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
       expect(replayed.text).toBe(first.text);
       conforms('POST', path, replayed);
     }
-    for (const [index, path] of WRITE_ROUTES.entries()) {
-      // The key another route used: another request.
-      const other = WRITE_ROUTES[(index + 1) % WRITE_ROUTES.length]!;
-      const reused = await call(path, bodies('alpha')[path], { key: keyFor(path), headers: keyOf(other) });
+    for (const path of WRITE_ROUTES) {
+      // The key the same API key used on another route (keys are kept per API key): another request.
+      // The purge route's key purges and writes nothing else: another entry is another request there.
+      const other = WRITE_ROUTES.find((route) => route !== path && keyFor(route) === keyFor(path));
+      const body = other ? bodies('alpha')[path] : { ...bodies('alpha')[path], entry_id: randomUUID() };
+      const reused = await call(path, body, { key: keyFor(path), headers: keyOf(other ?? path) });
       expect(reused.status, `${path}: ${reused.text}`).toBe(422);
       expect(reused.json.error.code).toBe('idempotency_key_reused');
       conforms('POST', path, reused);

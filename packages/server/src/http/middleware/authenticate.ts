@@ -23,16 +23,32 @@ export function authenticate(
       c.set('principal', LOCAL_PRINCIPAL);
       return next();
     }
-    const match = BEARER.exec(c.req.header('authorization') ?? '');
-    if (!match) {
+    const presented = bearerKey(c.req.header('authorization'));
+    if (presented === undefined) {
       throw new ApiError('unauthenticated', 'Send an API key as "Authorization: Bearer <key>"', {
         headers: CHALLENGE,
       });
     }
-    const key = findApiKey(auth.keys, match[1]!);
+    const key = findApiKey(auth.keys, presented);
     if (!key) throw new ApiError('unauthenticated', 'The API key is not valid', { headers: CHALLENGE });
     c.set('principal', key);
     if (charge) await admission?.charge(key);
     return next();
   };
+}
+
+/** The key of an `Authorization: Bearer <key>` header; undefined for any other header or none. */
+function bearerKey(header: string | undefined): string | undefined {
+  return BEARER.exec(header ?? '')?.[1];
+}
+
+/**
+ * Whether the request comes from a known caller: any request of a keyless server (loopback only), or
+ * one carrying a valid key. Routes open to everyone (/readyz) say more to a known caller; this takes
+ * no rate-limit token and refuses nothing.
+ */
+export function isKnownCaller(auth: AuthMode, authorization: string | undefined): boolean {
+  if (auth.kind === 'local') return true;
+  const presented = bearerKey(authorization);
+  return presented !== undefined && findApiKey(auth.keys, presented) !== undefined;
 }

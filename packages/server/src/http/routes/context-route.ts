@@ -4,7 +4,7 @@ import { toContractInput, toPreparedContext } from '../context-wire.js';
 import { errorResponses } from '../schemas/common-schemas.js';
 import { prepareContextRequestSchema, prepareContextResponseSchema } from '../schemas/context-schemas.js';
 import { jsonBody, jsonOk } from './json-body.js';
-import { authorize, inSearchLane, readOptions, requireRuntime } from './route-helpers.js';
+import { authorize, readOptions, requireRuntime, searchLane } from './route-helpers.js';
 
 const prepareRoute = createRoute({
   method: 'post',
@@ -29,16 +29,14 @@ export function registerContextRoute(app: OpenAPIHono<AppEnv>, options: AppOptio
     authorize(c, body.scope_id, 'read');
     const runtime = requireRuntime(options.runtime);
     const contract = toContractInput(body.contract);
-    const prepared = await inSearchLane(c, options, () =>
-      runtime.memory.forScope(body.scope_id).prepareContext(
-        {
-          query: body.query,
-          ...(body.limit === undefined ? {} : { limit: body.limit }),
-          ...(body.mode === undefined ? {} : { mode: body.mode }),
-          ...(contract === undefined ? {} : { contract }),
-        },
-        { signal: c.get('signal'), ...readOptions(body) },
-      ),
+    const prepared = await runtime.memory.forScope(body.scope_id).prepareContext(
+      {
+        query: body.query,
+        ...(body.limit === undefined ? {} : { limit: body.limit }),
+        ...(body.mode === undefined ? {} : { mode: body.mode }),
+        ...(contract === undefined ? {} : { contract }),
+      },
+      { signal: c.get('signal'), ...readOptions(body), ...searchLane(c, options) },
     );
     return c.json(toPreparedContext(prepared), 200);
   });

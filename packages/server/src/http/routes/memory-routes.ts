@@ -31,7 +31,14 @@ import {
   toPurgeTombstone,
 } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
-import { authorize, markReplayed, readOptions, requireRuntime, writeOptions } from './route-helpers.js';
+import {
+  authorize,
+  markReplayed,
+  purgeView,
+  readOptions,
+  requireRuntime,
+  writeOptions,
+} from './route-helpers.js';
 
 const COMMON_ERRORS = [400, 401, 403, 413, 422, 429, 500, 503] as const;
 const security = [{ bearerAuth: [] }];
@@ -228,7 +235,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       {
         memory: toOptionalArtifactRef(page.memory),
         entries: page.entries.map(toEntryVersion),
-        ...toPurgedMarkers(page.purged),
+        ...toPurgedMarkers(page.purged, purgeView(c, body.scope_id)),
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       },
       200,
@@ -324,7 +331,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
         memory: toOptionalArtifactRef(page.memory),
         from_revision: page.fromRevision,
         to_revision: page.toRevision,
-        changes: page.changes.map(toChange),
+        changes: page.changes.map((change) => toChange(change, purgeView(c, body.scope_id))),
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       },
       200,

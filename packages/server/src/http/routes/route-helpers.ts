@@ -1,9 +1,10 @@
-import type { Runtime, WriteOptions } from '@powercontext/runtime';
+import type { ReadGate, Runtime, WriteOptions } from '@powercontext/runtime';
 import type { Context } from 'hono';
-import { decideAccess, type Permission } from '../../auth/principal.js';
+import { decideAccess, idempotencyOwnerOf, mayReadPurgedBy, type Permission } from '../../auth/principal.js';
 import { ApiError } from '../api-error.js';
 import type { AppEnv, AppOptions } from '../app-env.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../schemas/idempotency-schemas.js';
+import type { PurgeView } from '../wire.js';
 
 /** The open runtime, or 503 not_ready while it is opening or the server is shutting down. */
 export function requireRuntime(runtime: () => Runtime | undefined): Runtime {
@@ -18,24 +19,28 @@ export function requireRuntime(runtime: () => Runtime | undefined): Runtime {
 }
 
 /**
- * Runs a search or a context preparation in one of the process's search lanes (SearchLanes), taken
- * in turn with the other keys; the request's signal (timeout, client gone) stops the wait.
+ * The read option that runs a search or a context preparation in one of the process's search lanes
+ * (SearchLanes), taken in turn with the other keys; the request's signal (timeout, client gone) stops
+ * the wait for a lane. The runtime takes the lane only once the read's `min_revision` is visible, so a
+ * read waiting for a replica holds only its key's in-flight slot, never a lane (issue 28).
  */
-export function inSearchLane<T>(c: Context<AppEnv>, options: AppOptions, work: () => Promise<T>): Promise<T> {
-  return options.admission
-    ? options.admission.inSearchLane(c.get('principal'), c.get('signal'), work)
-    : work();
+export function searchLane(c: Context<AppEnv>, options: AppOptions): { gate?: ReadGate } {
+  const admission = options.admission;
+  if (!admission) return {};
+  const principal = c.get('principal');
+  const signal = c.get('signal');
+  return { gate: (work) => admission.inSearchLane(principal, signal, work) };
 }
 
 /**
- * How a write route runs its write: with the request's Idempotency-Key, stopped by the request's
- * signal until its transaction begins, and reporting that moment to the request timeout, which then
- * answers `write_outcome_unknown` instead of `request_timeout`.
+ * How a write route runs its write: with the request's Idempotency-Key (kept per API key), stopped by
+ * the request's signal until its transaction begins, and reporting that moment to the request
+ * timeout, which then answers `write_outcome_unknown` instead of `request_timeout`.
  */
 export function writeOptions(c: Context<AppEnv>, idempotencyKey: string | undefined): WriteOptions {
   const watch = c.get('writeWatch');
   return {
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey, ...idempotencyOwnerOf(c.get('principal')) }),
     signal: c.get('signal'),
     onTransactionBegin: ({ scopeId, headRevision }) => {
       if (watch) watch.started ??= { scopeId, headRevision, idempotencyKey };
@@ -53,6 +58,7 @@ export function markReplayed(c: Context<AppEnv>, result: { replayed?: true }): v
  * gets the same answer whether the scope exists or not, so it cannot probe other tenants' scopes.
  */
 export function authorize(c: Context<AppEnv>, scopeId: string, permission: Permission): void {
+  c.set('scopeId', scopeId);
   const decision = decideAccess(c.get('principal'), scopeId, permission);
   if (decision === 'scope_forbidden') {
     throw new ApiError('scope_forbidden', `This API key may not use scope "${scopeId}"`);
@@ -65,4 +71,9 @@ export function authorize(c: Context<AppEnv>, scopeId: string, permission: Permi
 /** The read options of a read route: its `min_revision`, when the body has one. */
 export function readOptions(body: { min_revision?: number | undefined }): { minRevision?: number } {
   return body.min_revision === undefined ? {} : { minRevision: body.min_revision };
+}
+
+/** What the caller may see of a purge in the scope: who purged only with the purge permission there. */
+export function purgeView(c: Context<AppEnv>, scopeId: string): PurgeView {
+  return { purgedBy: mayReadPurgedBy(c.get('principal'), scopeId) };
 }

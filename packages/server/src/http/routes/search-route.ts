@@ -5,7 +5,7 @@ import { errorResponses } from '../schemas/common-schemas.js';
 import { searchRequestSchema, searchResponseSchema } from '../schemas/search-schemas.js';
 import { toOptionalArtifactRef, toSearchHit } from '../wire.js';
 import { jsonBody, jsonOk } from './json-body.js';
-import { authorize, inSearchLane, readOptions, requireRuntime } from './route-helpers.js';
+import { authorize, readOptions, requireRuntime, searchLane } from './route-helpers.js';
 
 const searchRoute = createRoute({
   method: 'post',
@@ -29,20 +29,19 @@ export function registerSearchRoute(app: OpenAPIHono<AppEnv>, options: AppOption
     // Asked-for explain without the permission is refused, never silently dropped.
     if (body.explain !== undefined) authorize(c, body.scope_id, 'explain');
     const runtime = requireRuntime(options.runtime);
-    const result = await inSearchLane(c, options, () =>
-      runtime.memory.forScope(body.scope_id).search(
-        {
-          query: body.query,
-          ...(body.limit === undefined ? {} : { limit: body.limit }),
-          ...(body.mode === undefined ? {} : { mode: body.mode }),
-        },
-        // Explain reads where each hit's lexical match came from: one more read, only when asked for.
-        {
-          signal: c.get('signal'),
-          ...(body.explain === undefined ? {} : { explain: true }),
-          ...readOptions(body),
-        },
-      ),
+    const result = await runtime.memory.forScope(body.scope_id).search(
+      {
+        query: body.query,
+        ...(body.limit === undefined ? {} : { limit: body.limit }),
+        ...(body.mode === undefined ? {} : { mode: body.mode }),
+      },
+      // Explain reads where each hit's lexical match came from: one more read, only when asked for.
+      {
+        signal: c.get('signal'),
+        ...(body.explain === undefined ? {} : { explain: true }),
+        ...readOptions(body),
+        ...searchLane(c, options),
+      },
     );
     const memory = result.memory;
     const response = {

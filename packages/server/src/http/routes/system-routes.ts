@@ -3,6 +3,7 @@ import type { Runtime, RuntimeStatus } from '@powercontext/runtime';
 import { scopesOf } from '../../auth/scopes-of.js';
 import { ApiError } from '../api-error.js';
 import type { AppEnv, AppOptions } from '../app-env.js';
+import { isKnownCaller } from '../middleware/authenticate.js';
 import { errorResponses } from '../schemas/common-schemas.js';
 import {
   capabilitiesResponseSchema,
@@ -52,8 +53,8 @@ const readyRoute = createRoute({
   tags: ['system'],
   summary: 'Readiness: the runtime is open, the database answers and holds every migration',
   description:
-    'Not ready (503): starting or shutting down (not_ready), or the primary database did not answer within 2 s or misses a migration (database_unavailable). Read replicas are reported with their lag; they never make the server unready.',
-  security: [],
+    'Not ready (503): starting or shutting down (not_ready), or the primary database did not answer within 2 s or misses a migration (database_unavailable). Read replicas are reported with their lag; they never make the server unready. Open to every caller, but with API keys configured only a caller presenting a valid key (any permission; no rate-limit token) gets the detail: `database`, `replicas`, and the reason of a 503. Any other caller gets `{"status":"ready"}` or 503 not_ready, nothing more; a missing or unknown key is not refused. A keyless server (loopback only) always gives the detail.',
+  security: [{}, { bearerAuth: [] }],
   responses: {
     200: jsonOk(readyResponseSchema, 'Ready for requests.'),
     ...errorResponses(503),
@@ -133,6 +134,9 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
 
   app.openapi(readyRoute, async (c) => {
     const runtime = requireRuntime(options.runtime);
+    // Replica names (host:port/database), migrations and lag are for operators: a caller without a
+    // valid key learns ready or not, nothing about the databases behind the server (issue 28).
+    const detailed = isKnownCaller(options.auth, c.req.header('authorization'));
     const status = await statusWithin(runtime, READY_CHECK_MS);
     const database = status?.database ?? { reachable: true, migrationsCurrent: true, missingMigrations: [] };
     const replicas = (status?.replicas ?? []).map((replica) => ({
@@ -141,6 +145,9 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       down: replica.down || replica.lagSeconds === undefined,
     }));
     if (!database.reachable || !database.migrationsCurrent) {
+      if (!detailed) {
+        throw new ApiError('not_ready', 'The server is not ready', { retryable: true, retryAfterSeconds: 1 });
+      }
       throw new ApiError(
         'database_unavailable',
         database.reachable
@@ -157,6 +164,7 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
         },
       );
     }
+    if (!detailed) return c.json({ status: 'ready' as const }, 200);
     return c.json(
       { status: 'ready' as const, database: { reachable: true, migrations_current: true }, replicas },
       200,

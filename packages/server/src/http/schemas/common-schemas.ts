@@ -135,7 +135,7 @@ const ERROR_DESCRIPTIONS = {
   401: 'Missing or unknown API key (unauthenticated).',
   403: 'The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden).',
   404: 'Unknown entry or revision (not_found).',
-  410: 'The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when and by whom.',
+  410: 'The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission.',
   409: 'The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable).',
   413: 'The body is larger than the configured limit (payload_too_large).',
   422: 'A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused).',

@@ -12,7 +12,7 @@ export const idempotencyHeadersSchema = z.object({
   [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyRule(IDEMPOTENCY_KEY_HEADER)
     .optional()
     .openapi({
-      description: `Makes the write idempotent in its scope for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`, and writes nothing; the same key with another body (or on another write route) is 422 \`idempotency_key_reused\`. 1-${IDEMPOTENCY_KEY_MAX_CHARS} visible ASCII characters; a random UUID per logical write is a good key.`,
+      description: `Makes the write idempotent in its scope, for this API key, for the server's retention time (24 hours by default): a repeat with the same key and the same body answers the first result, with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`, and writes nothing; the same key with another body (or on another write route) is 422 \`idempotency_key_reused\`. Keys are kept per API key: another key's write with the same key is its own. 1-${IDEMPOTENCY_KEY_MAX_CHARS} visible ASCII characters; a random UUID per logical write is a good key.`,
       example: '4f9c1c2e-7b1d-4a8e-9d55-0c2b8f6e3a10',
     }),
 });

@@ -109,10 +109,10 @@ export const purgeInfoSchema = z
   .object({
     revision: z.int().min(1).openapi({ description: 'The revision the purge wrote.' }),
     purged_at: z.string().openapi({ description: 'ISO 8601 timestamp.' }),
-    purged_by: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The id of the API key that purged the entry (`local` without keys).' }),
+    purged_by: z.string().nullable().optional().openapi({
+      description:
+        'The id of the API key that purged the entry (`local` without keys; null when the purge named nobody). Present only for a key with the `purge` permission in the scope (every caller of a keyless server); absent for every other reader.',
+    }),
   })
   .openapi('PurgeInfo', { description: 'When and by whom an entry was purged. Never its text.' });
 

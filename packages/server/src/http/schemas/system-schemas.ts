@@ -31,12 +31,15 @@ export const healthResponseSchema = z.object({ status: z.enum(['ok', 'ready']) }
 export const readyResponseSchema = z
   .object({
     status: z.literal('ready'),
-    database: z.object({
-      reachable: z.boolean(),
-      migrations_current: z
-        .boolean()
-        .openapi({ description: 'The database holds every migration of this version.' }),
-    }),
+    database: z
+      .object({
+        reachable: z.boolean(),
+        migrations_current: z
+          .boolean()
+          .openapi({ description: 'The database holds every migration of this version.' }),
+      })
+      .optional()
+      .openapi({ description: 'Only for a caller with a valid API key, or on a keyless server.' }),
     replicas: z
       .array(
         z.object({
@@ -50,9 +53,10 @@ export const readyResponseSchema = z
             .openapi({ description: 'Skipped by reads after a connection failure (retried after 5 s).' }),
         }),
       )
+      .optional()
       .openapi({
         description:
-          'Each read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL); a lagging or down replica does not make the server unready: reads go to the primary.',
+          'Each read replica (POWERCONTEXT_SERVER_READ_DATABASE_URL); a lagging or down replica does not make the server unready: reads go to the primary. Only for a caller with a valid API key, or on a keyless server.',
       }),
   })
   .openapi('ReadyResponse');
