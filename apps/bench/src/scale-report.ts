@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ingestFloorSchema } from './ingest-floor-report.js';
-import { writesBetweenSearchesSchema } from './writes-between-searches.js';
 
 /**
  * The documented format of `<out>/scale.json`, the scale benchmark's result. The benchmark validates
@@ -77,6 +76,32 @@ export const searchFloorSchema = z.strictObject({
   hybrid: floorModeSchema,
 });
 export type SearchFloor = z.infer<typeof searchFloorSchema>;
+
+/** {1 write, then S searches} in one scope (writes-between-searches.ts, issue 28). */
+export const writesBetweenSearchesSchema = z.strictObject({
+  /** The scope written and searched. */
+  scope: z.string().min(1),
+  /** Hybrid p50 of the same scope with no writes, measured in this phase before the rows. */
+  static_p50_ms: nonNegative,
+  rows: z.array(
+    z.strictObject({
+      searches_per_write: z.number().int().positive(),
+      loops: z.number().int().positive(),
+      search_p50_ms: nonNegative,
+      search_p95_ms: nonNegative,
+      /** search p50 / static p50. */
+      ratio_p50: nonNegative,
+      write_p50_ms: nonNegative,
+      /** Channel answers that came from the indexes in memory, of the searches run (each runs both). */
+      lexical_from_memory: z.number().int().nonnegative(),
+      vector_from_memory: z.number().int().nonnegative(),
+      searches: z.number().int().positive(),
+      /** Milliseconds spent moving the indexes forward by a revision's delta, per write (both channels). */
+      catch_up_ms_per_write: nonNegative,
+    }),
+  ),
+});
+export type WritesBetweenSearches = z.infer<typeof writesBetweenSearchesSchema>;
 
 export const storeResultSchema = z.strictObject({
   store: z.enum(['pglite', 'postgres']),

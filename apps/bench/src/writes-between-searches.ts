@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { createProgressBar } from '@powercontext/cli-support';
 import type { Runtime } from '@powercontext/runtime';
-import { z } from 'zod';
 import { SEARCH_LIMIT, WARMUP_QUERIES } from './case-spec.js';
 import { yieldToEventLoop } from './interrupts.js';
 import { latencyOf, round } from './measure.js';
+import type { WritesBetweenSearches } from './scale-report.js';
 import type { CorpusEntry, CorpusQuery } from './synthetic-corpus.js';
 
 /** Searches after each write, and how many {write, searches} loops each row runs. */
@@ -13,33 +13,6 @@ export const WRITE_SEARCH_ROWS = [
   { searches: 3, loops: 30 },
   { searches: 10, loops: 12 },
 ] as const;
-
-const nonNegative = z.number().nonnegative();
-
-export const writesBetweenSearchesSchema = z.strictObject({
-  /** The scope written and searched. */
-  scope: z.string().min(1),
-  /** Hybrid p50 of the same scope with no writes, measured in this phase before the rows. */
-  static_p50_ms: nonNegative,
-  rows: z.array(
-    z.strictObject({
-      searches_per_write: z.number().int().positive(),
-      loops: z.number().int().positive(),
-      search_p50_ms: nonNegative,
-      search_p95_ms: nonNegative,
-      /** search p50 / static p50. */
-      ratio_p50: nonNegative,
-      write_p50_ms: nonNegative,
-      /** Channel answers that came from the indexes in memory, of the searches run (each runs both). */
-      lexical_from_memory: z.number().int().nonnegative(),
-      vector_from_memory: z.number().int().nonnegative(),
-      searches: z.number().int().positive(),
-      /** Milliseconds spent moving the indexes forward by a revision's delta, per write (both channels). */
-      catch_up_ms_per_write: nonNegative,
-    }),
-  ),
-});
-export type WritesBetweenSearches = z.infer<typeof writesBetweenSearchesSchema>;
 
 async function counts(runtime: Runtime) {
   const indexes = (await runtime.status?.())?.indexes;

@@ -5,7 +5,7 @@ import type {
   LexicalSearchQuery,
   LexicalSearchResult,
 } from '@powercontext/memory-core';
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { bm25Idf, bm25Statistics, projectionVisibleAt } from './bm25-sql.js';
 import type { Database } from './database.js';
 import type { LexicalIndexCache } from './lexical-index-cache.js';

@@ -1,6 +1,6 @@
 import { CpuSlice } from '@powercontext/memory-core';
 import { ScopeIndexCache, type ScopeIndexCounts } from './scope-index-cache.js';
-import { type AddedVectors, addedCandidates, noneAdded } from './vector-index-delta.js';
+import { addedCandidates, type FollowingVectorIndex, noneAdded } from './vector-index-delta.js';
 
 /**
  * An in-process copy of one scope's sparse vectors of one embedding profile as they stood at one
@@ -9,7 +9,7 @@ import { type AddedVectors, addedCandidates, noneAdded } from './vector-index-de
  * squared norm. Read from the database in one statement; it chooses which vectors the database scores,
  * never the scores themselves (RFC 0002, "The vector index in memory").
  */
-export interface ScopeVectorIndex {
+export interface ScopeVectorIndex extends FollowingVectorIndex {
   scopeId: string;
   profileId: string;
   revision: number;
@@ -24,15 +24,6 @@ export interface ScopeVectorIndex {
   values: Float32Array;
   /** The most non-zero values of one vector. */
   maxNonZero: number;
-  /**
-   * What deltas changed since the read (`applyVectorDelta`): 1 where a read vector's version stopped
-   * being live, and the vectors of versions written since, kept apart until the index is read again.
-   */
-  removed: Uint8Array;
-  removedCount: number;
-  added: AddedVectors;
-  /** The read vectors' numbers by version, made at the first delta. */
-  ordinalOf: Map<string, number> | undefined;
   /** Estimated bytes held (`vectorIndexBytes`), the unit of the cache's budget. */
   size: number;
   uses: number;

@@ -1,5 +1,3 @@
-import type { ScopeVectorIndex } from './vector-index-cache.js';
-
 /**
  * The vectors of versions written after a vector index was read, kept beside the read ones (whose
  * layout by dimension is built once) until the index is read again: a few per write, each scored on
@@ -13,6 +11,21 @@ export interface AddedVectors {
   norms: number[];
   maxNonZero: number;
   nonZero: number;
+}
+
+/** What a delta changes of a vector index (ScopeVectorIndex extends it). */
+export interface FollowingVectorIndex {
+  revision: number;
+  entryVersionIds: string[];
+  /** 1 where a read vector's version stopped being live since the read. */
+  removed: Uint8Array;
+  removedCount: number;
+  /** The vectors of versions written since the read. */
+  added: AddedVectors;
+  /** The read vectors' numbers by version, made at the first delta. */
+  ordinalOf: Map<string, number> | undefined;
+  /** Estimated bytes held. */
+  size: number;
 }
 
 export function noneAdded(): AddedVectors {
@@ -39,7 +52,7 @@ const MAX_ADDED = 512;
  * checked the purge mark.
  */
 export function applyVectorDelta(
-  index: ScopeVectorIndex,
+  index: FollowingVectorIndex,
   revision: number,
   rows: readonly VectorDeltaRow[],
 ): boolean {
