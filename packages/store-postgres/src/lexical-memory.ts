@@ -247,9 +247,11 @@ function lexicalIndexRead(scopeId: string, revision: number, maxBytes: number) {
  * figures at `to` and the purge mark; the projections that became visible after `from` and are still
  * visible at `to`, numbered from 0; the versions that a version written after `from` superseded
  * (`gone`: their projections stop being visible); and, per lexeme, the new projections' postings.
- * Postings are keyed (scope, lexeme, projection), so they are found by the lexemes a new projection can
- * hold, those of the versions it is built from (its own and its neighbours', `context`), never by a
- * scan of the scope's postings.
+ * Postings are keyed (scope, lexeme, projection), so each is found by its whole key: for each new
+ * projection, the lexemes it can hold, those of the versions it is built from (its own and its
+ * neighbours', `context`), never by a scan of the scope's postings. Both lookups are LATERAL with a
+ * LIMIT 1 (each key is unique), which keeps the planner from turning them into scans of a table it has
+ * no statistics for (PGlite is never analysed).
  */
 function lexicalDelta(scopeId: string, from: number, to: number) {
   return sql<LexicalIndexRow>`
@@ -263,15 +265,25 @@ function lexicalDelta(scopeId: string, from: number, to: number) {
       WHERE v.scope_id = ${scopeId} AND v.revision > ${from} AND v.revision <= ${to}
         AND v.previous_version_id IS NOT NULL
     ), parts AS MATERIALIZED (
-      SELECT a.entry_version_id AS source FROM added a
+      SELECT a.projection_id, a.entry_version_id AS source FROM added a
       UNION
-      SELECT (n.value ->> 'entryVersionId')::uuid FROM added a CROSS JOIN jsonb_array_elements(a.context) n
-    ), lexemes AS MATERIALIZED (
-      SELECT coalesce(array_agg(DISTINCT t.lexeme), '{}') AS list
-      FROM parts pt JOIN pc_entry_versions v ON v.entry_version_id = pt.source
+      SELECT a.projection_id, (n.value ->> 'entryVersionId')::uuid
+      FROM added a CROSS JOIN jsonb_array_elements(a.context) n
+    ), pairs AS MATERIALIZED (
+      SELECT DISTINCT pt.projection_id, t.lexeme
+      FROM parts pt
+      CROSS JOIN LATERAL (
+        SELECT v.search_vector FROM pc_entry_versions v WHERE v.entry_version_id = pt.source LIMIT 1
+      ) v
       CROSS JOIN LATERAL unnest(v.search_vector) t
-    ), ids AS MATERIALIZED (
-      SELECT coalesce(array_agg(a.projection_id), '{}') AS list FROM added a
+    ), postings AS MATERIALIZED (
+      SELECT pr.lexeme, pr.projection_id, l.tf
+      FROM pairs pr
+      CROSS JOIN LATERAL (
+        SELECT l.tf FROM pc_lexical_postings l
+        WHERE l.scope_id = ${scopeId} AND l.lexeme = pr.lexeme AND l.projection_id = pr.projection_id
+        LIMIT 1
+      ) l
     )
     SELECT 'stats' AS kind, NULL::int AS ord, NULL::uuid AS entry_version_id, NULL::uuid AS entry_id,
       NULL::boolean AS active, s.n AS value, s.avgdl AS average_length, NULL::text AS lexeme,
@@ -287,8 +299,6 @@ function lexicalDelta(scopeId: string, from: number, to: number) {
     UNION ALL
     SELECT 'lexeme', NULL, NULL, NULL, NULL, NULL, NULL, l.lexeme,
       string_agg(int4send(a.ord), ''::bytea), string_agg(float8send(l.tf), ''::bytea), NULL
-    FROM pc_lexical_postings l JOIN added a ON a.projection_id = l.projection_id
-    WHERE l.scope_id = ${scopeId} AND l.lexeme = ANY ((SELECT list FROM lexemes)::text[])
-      AND l.projection_id = ANY ((SELECT list FROM ids)::bigint[])
+    FROM postings l JOIN added a ON a.projection_id = l.projection_id
     GROUP BY l.lexeme`;
 }
