@@ -258,7 +258,10 @@ function lexicalDelta(scopeId: string, from: number, to: number) {
     WITH ${bm25Statistics(scopeId, to)}, added AS MATERIALIZED (
       SELECT p.projection_id, (row_number() OVER (ORDER BY p.projection_id) - 1)::int AS ord,
         p.entry_version_id, v.entry_id, v.state = 'active' AS active, p.lexical_length, p.context
-      FROM pc_lexical_projections p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
+      FROM pc_lexical_projections p
+      CROSS JOIN LATERAL (
+        SELECT v.entry_id, v.state FROM pc_entry_versions v WHERE v.entry_version_id = p.entry_version_id LIMIT 1
+      ) v
       WHERE p.scope_id = ${scopeId} AND p.revision > ${from} AND ${projectionVisibleAt(to)}
     ), gone AS MATERIALIZED (
       SELECT v.previous_version_id AS entry_version_id FROM pc_entry_versions v
@@ -275,7 +278,7 @@ function lexicalDelta(scopeId: string, from: number, to: number) {
       CROSS JOIN LATERAL (
         SELECT v.search_vector FROM pc_entry_versions v WHERE v.entry_version_id = pt.source LIMIT 1
       ) v
-      CROSS JOIN LATERAL unnest(v.search_vector) t
+      CROSS JOIN LATERAL unnest(tsvector_to_array(v.search_vector)) t(lexeme)
     ), postings AS MATERIALIZED (
       SELECT pr.lexeme, pr.projection_id, l.tf
       FROM pairs pr

@@ -317,7 +317,8 @@ function cosineOf(distance: ReturnType<typeof sql>) {
  * The delta of a (scope, profile) vector index from revision `from` to `to`, in one statement: the
  * purge mark; the versions written after `from` that are live and active at `to`, with their vector
  * (`added`); and the versions that a version written after `from` superseded (`gone`). Both read the
- * scope's versions by (scope, revision).
+ * scope's versions by (scope, revision); each vector is read by its key (LATERAL, LIMIT 1: without
+ * table statistics the planner would otherwise scan the scope's vectors).
  */
 function vectorDelta(scopeId: string, profileId: string, from: number, to: number) {
   return sql<VectorDeltaRow>`
@@ -330,9 +331,13 @@ function vectorDelta(scopeId: string, profileId: string, from: number, to: numbe
     )
     SELECT 'mark' AS kind, NULL::uuid AS entry_version_id, NULL::bytea AS vector, m.purged FROM mark m
     UNION ALL
-    SELECT 'added', w.entry_version_id, sparsevec_send(e.embedding), NULL
+    SELECT 'added', w.entry_version_id, e.vector, NULL
     FROM written w
-    LEFT JOIN pc_embeddings e ON e.entry_version_id = w.entry_version_id AND e.profile_id = ${profileId}
+    LEFT JOIN LATERAL (
+      SELECT sparsevec_send(e.embedding) AS vector FROM pc_embeddings e
+      WHERE e.entry_version_id = w.entry_version_id AND e.profile_id = ${profileId}
+      LIMIT 1
+    ) e ON true
     WHERE w.state = 'active' AND (w.superseded_revision IS NULL OR w.superseded_revision > ${to})
     UNION ALL
     SELECT 'gone', w.previous_version_id, NULL, NULL FROM written w WHERE w.previous_version_id IS NOT NULL`;
