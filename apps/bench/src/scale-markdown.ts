@@ -13,6 +13,23 @@ const measuredStores = (size: SizeResult) =>
   size.stores.filter((store): store is StoreResult => store.measured);
 const measuredPeers = (size: SizeResult) => size.peers.filter((peer): peer is PeerResult => peer.measured);
 
+/** Entries/s of each successive 10,000 entries, for corpora of 20,000 and more. */
+function ingestBlocks(report: ScaleReport): string[] {
+  const lines: string[] = [];
+  for (const size of report.sizes) {
+    for (const store of measuredStores(size)) {
+      const blocks = store.ingest.entries_per_second_by_10k;
+      if (!blocks) continue;
+      lines.push(
+        `Entries/s by 10,000 (${count(size.entries)} entries in ${size.scopes} scope${size.scopes === 1 ? '' : 's'}, ${store.store}): ` +
+          `${blocks.map((value) => rate(value)).join(', ')}.`,
+        '',
+      );
+    }
+  }
+  return lines;
+}
+
 function ingestTable(report: ScaleReport): string[] {
   const lines = [
     '| entries | system | ingest entries/s | ingest s | peak RSS MB | storage MB | bytes/entry |',
@@ -217,6 +234,7 @@ export function scaleMarkdown(report: ScaleReport): string {
     '',
     ...ingestTable(report),
     '',
+    ...ingestBlocks(report),
     ...ingestFloorSection(report),
     '## Search latency (one client)',
     '',

@@ -32,6 +32,8 @@ const ingestSchema = z.strictObject({
   entries_per_second: nonNegative,
   /** Entries per remember call. */
   batch_size: z.int().min(1).optional(),
+  /** Entries per second of each successive 10,000 entries created (issue 28: does a large scope slow down?). */
+  entries_per_second_by_10k: z.array(nonNegative).optional(),
 });
 
 export const throughputSchema = z.strictObject({

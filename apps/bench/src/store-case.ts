@@ -102,6 +102,8 @@ async function ingest(runtime: Runtime, work: Workload, floor?: IngestFloor): Pr
   let done = 0;
   let created = 0;
   let milliseconds = 0;
+  const blocks: number[] = [];
+  let blockStart = { created: 0, milliseconds: 0 };
   for (let scope = 0; scope < spec.scopes; scope++) {
     const memory = runtime.memory.forScope(scopeName(scope));
     const indexes: number[] = [];
@@ -122,6 +124,10 @@ async function ingest(runtime: Runtime, work: Workload, floor?: IngestFloor): Pr
       const result = await memory.remember({ entries: batch });
       milliseconds += performance.now() - started;
       created += result.entries.filter((item) => item.status === 'created').length;
+      if (created - blockStart.created >= 10_000) {
+        blocks.push(perSecond(created - blockStart.created, milliseconds - blockStart.milliseconds));
+        blockStart = { created, milliseconds };
+      }
       if (floor && embedder) {
         const vectors = await embedder.embed(batch.map((entry) => entry.text));
         await floor.write(scopeName(scope), batch, vectors);
@@ -137,6 +143,7 @@ async function ingest(runtime: Runtime, work: Workload, floor?: IngestFloor): Pr
     seconds: round(milliseconds / 1000, 3),
     entries_per_second: perSecond(created, milliseconds),
     batch_size: REMEMBER_BATCH_SIZE,
+    ...(blocks.length > 1 ? { entries_per_second_by_10k: blocks } : {}),
   };
 }
 
