@@ -155,6 +155,7 @@ export function applyLexicalDelta(
   }
   for (const row of added) hide(index, row.entry_version_id!);
   const base = index.docCount;
+  const docSlots = index.active.length;
   growDocs(index, base + added.length);
   for (const row of added) {
     const ord = base + row.ord!;
@@ -173,13 +174,13 @@ export function applyLexicalDelta(
     if (row.kind !== 'lexeme') continue;
     const delta = decodePostings(row, base);
     let list = index.postings.get(row.lexeme!);
+    const before = list?.docs.length ?? 0;
     if (!list) {
       list = { docs: new Int32Array(delta.length), tfs: new Float64Array(delta.length), length: 0 };
       index.postings.set(row.lexeme!, list);
       newLexemes += 1;
       newChars += row.lexeme!.length;
     }
-    const before = list.docs.length;
     appendPostings(list, delta);
     postingSlots += list.docs.length - before;
   }
@@ -187,7 +188,7 @@ export function applyLexicalDelta(
   index.projections = Number(stats?.value ?? 0);
   index.averageLength = Number(stats?.average_length ?? 0);
   index.revision = revision;
-  index.size += lexicalIndexBytes(index.active.length - base, newLexemes, newChars, postingSlots);
+  index.size += lexicalIndexBytes(index.active.length - docSlots, newLexemes, newChars, postingSlots);
   return index.size;
 }
 
