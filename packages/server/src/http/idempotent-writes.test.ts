@@ -266,7 +266,9 @@ describe('request timeouts of writes (in process)', () => {
   it('answers 504 for an MCP tool write that began, and 503 for one that had not', async () => {
     const gated = new GatedStore();
     const runtime = await runtimeWith({ store: gated.store });
-    const { call } = createTestApp(runtime, { requestTimeoutMs: 100, mcp: handleMcpHttp });
+    // Long enough for the tool call to reach the gated write on a loaded machine (100 ms was not: the
+    // write had not begun, and the answer was 503).
+    const { call } = createTestApp(runtime, { requestTimeoutMs: 1_000, mcp: handleMcpHttp });
     const tool = (id: number, text: string) => ({
       jsonrpc: '2.0',
       id,
