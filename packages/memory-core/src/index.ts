@@ -1,6 +1,12 @@
 export { contentHash } from './domain/content-hash.js';
 export { assertEmbeddableTexts } from './domain/embeddable-texts.js';
 export {
+  ENTITY_EXTRACTOR_ID,
+  ENTITY_MAX_PER_TEXT,
+  extractEntities,
+  normalizeEntity,
+} from './domain/entities.js';
+export {
   IDEMPOTENCY_KEY_MAX_CHARS,
   IDEMPOTENCY_RETENTION_DEFAULT_SECONDS,
   idempotencyKeyRule,
