@@ -1,3 +1,5 @@
+export { resolveSearchChannels, storeChannels } from './channels/search-channels.js';
+export { createLexicalChannel, createVectorChannel } from './channels/store-channels.js';
 export { contentHash } from './domain/content-hash.js';
 export { assertEmbeddableTexts } from './domain/embeddable-texts.js';
 export {
@@ -67,6 +69,7 @@ export {
 export {
   type Channel,
   type ChannelCandidate,
+  type ChannelName,
   type FusedCandidate,
   type FusedRanking,
   type LexicalAdmissionFallback,
@@ -136,6 +139,12 @@ export type {
   VersionOperation,
 } from './ports/memory-store.port.js';
 export type { Bm25Parameters, RetrievalPolicy } from './ports/retrieval-policy.port.js';
+export type {
+  ChannelInput,
+  ChannelQuery,
+  ChannelResult,
+  SearchChannel,
+} from './ports/search-channel.port.js';
 export type {
   DegradationReason,
   RerankEndEvent,

@@ -2201,6 +2201,7 @@ export interface components {
       text: string;
       /** @description Fused Reciprocal Rank Fusion score. */
       score: number;
+      /** @description The channels that found the hit. */
       matched_by: ('fts' | 'vector')[];
     };
     /** @description Only when the request asked for explain: "redacted". */

@@ -12,7 +12,7 @@ import type {
   RevisionOperation,
   VersionOperation,
 } from '../domain/purge.js';
-import type { ChannelCandidate, LexicalCandidate, LexicalMatchSources } from '../domain/search.js';
+import type { ChannelCandidate, LexicalCandidate, LexicalMatchReport } from '../domain/search.js';
 import type { EmbeddingProfile } from './embedder.port.js';
 import type { Bm25Parameters } from './retrieval-policy.port.js';
 
@@ -152,15 +152,7 @@ export interface LexicalMatchQuery {
   entryVersionIds: readonly string[];
 }
 
-export interface LexicalMatchReport {
-  /** The query's distinct terms after the store's analysis, in order of first appearance. */
-  queryTerms: string[];
-  /**
-   * Per asked entry version with a lexical projection visible at the revision: the query terms the
-   * projection holds, split into the entry's own and its neighbours' (in `queryTerms` order).
-   */
-  matches: Map<string, LexicalMatchSources>;
-}
+export type { LexicalMatchReport };
 
 export interface VectorSearchQuery {
   scopeId: string;

@@ -19,6 +19,7 @@ export {
 } from './embedder-conformance.js';
 export { createFakeEmbedder, type FakeEmbedderOptions } from './fake-embedder.js';
 export { InMemoryMemoryStore } from './in-memory-store.js';
+export { createMinimalRrfPolicy } from './minimal-rrf-policy.js';
 export { noSearchPolicy } from './no-search-policy.js';
 export {
   conformancePool,
@@ -46,3 +47,12 @@ export {
 } from './search-observer-conformance.js';
 export { foldAccents, foldableCharacters } from './simple-analyzer.js';
 export { describeMemoryStoreContract, type StoreContractOptions } from './store-contract.js';
+export {
+  describeTwoChannelParityContract,
+  type TwoChannelParityOptions,
+} from './two-channel-parity-contract.js';
+export {
+  type TwoChannelAnswer,
+  type TwoChannelParameters,
+  twoChannelCoarseSearch,
+} from './two-channel-reference.js';

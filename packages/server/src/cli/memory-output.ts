@@ -1,4 +1,5 @@
 import type { buildRedactedExplain } from '../http/explain.js';
+import { WIRE_CHANNELS } from '../http/schemas/search-schemas.js';
 import type {
   toArtifactRef,
   toChange,
@@ -66,13 +67,13 @@ export function searchText(
 }
 
 function explainHitText(detail: Explain['hits'][number]): string {
-  const channels = (['fts', 'vector'] as const)
-    .filter((channel) => detail.channel_ranks[channel] !== undefined)
-    .map((channel) => {
+  const channels = WIRE_CHANNELS.filter((channel) => detail.channel_ranks[channel] !== undefined).map(
+    (channel) => {
       const contribution = detail.rrf_contributions?.[channel];
       const rrf = contribution === undefined ? '' : ` (rrf ${contribution.toFixed(4)})`;
       return `${channel} #${detail.channel_ranks[channel]}${rrf}`;
-    });
+    },
+  );
   const parts = [`coarse #${detail.coarse_rank}`, ...channels];
   if (detail.reranker_selected !== null)
     parts.push(detail.reranker_selected ? 'chosen by the reranker' : 'kept in coarse order');

@@ -10,6 +10,7 @@ import type {
   RememberEntryInput,
   RevisionChange,
 } from '@powercontext/memory-core';
+import { WIRE_CHANNELS, type WireChannel } from './schemas/search-schemas.js';
 
 /** Runtime values (camelCase) to the JSON the API sends (snake_case). Field order is the schema's. */
 
@@ -99,6 +100,11 @@ export function toPurgedMarkers(markers: readonly PurgedEntryMarker[] | undefine
   return markers && markers.length > 0 ? { purged: markers.map(toPurgedEntryMarker) } : {};
 }
 
+/** Whether the v1 wire names this channel (an application's own channels are not on it). */
+function isWireChannel(channel: string): channel is WireChannel {
+  return (WIRE_CHANNELS as readonly string[]).includes(channel);
+}
+
 export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {
   return {
     citation: {
@@ -112,7 +118,7 @@ export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {
     },
     text: hit.text,
     score: hit.score,
-    matched_by: [...hit.matchedBy],
+    matched_by: hit.matchedBy.filter(isWireChannel),
   };
 }
 

@@ -6,7 +6,13 @@ const modeRequest = z.enum(['auto', 'fts', 'vector', 'hybrid'], {
   error: 'mode must be one of auto, fts, vector, hybrid',
 });
 const mode = z.enum(['fts', 'vector', 'hybrid']);
-const channel = z.enum(['fts', 'vector']);
+/**
+ * The search channels the v1 wire names (RFC 0013), in fusion order. A channel an application adds in
+ * code is not part of the wire.
+ */
+export const WIRE_CHANNELS = ['fts', 'vector'] as const;
+export type WireChannel = (typeof WIRE_CHANNELS)[number];
+const channel = z.enum(WIRE_CHANNELS);
 
 export const searchRequestSchema = z
   .strictObject({
@@ -44,7 +50,7 @@ export const searchHitSchema = z
     }),
     text: z.string(),
     score: z.number().openapi({ description: 'Fused Reciprocal Rank Fusion score.' }),
-    matched_by: z.array(channel),
+    matched_by: z.array(channel).openapi({ description: 'The channels that found the hit.' }),
   })
   .openapi('SearchHit');
 
@@ -62,7 +68,12 @@ export const lexicalFallbackSchema = z.strictObject({
   admitted: z.int().min(1).openapi({ description: 'Coarse hits admitted by the fallback.' }),
 });
 
-const channelNumbers = z.strictObject({ fts: z.number().optional(), vector: z.number().optional() });
+const channelNumbers = z.strictObject(
+  Object.fromEntries(WIRE_CHANNELS.map((name) => [name, z.number().optional()])) as Record<
+    WireChannel,
+    z.ZodOptional<z.ZodNumber>
+  >,
+);
 
 export const searchExplainSchema = z
   .strictObject({
