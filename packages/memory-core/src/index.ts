@@ -1,3 +1,10 @@
+export {
+  createEntityChannel,
+  createGraphChannel,
+  ENTITY_QUERY_MAX,
+  GRAPH_CHANNEL_DEFAULTS,
+  type GraphChannelOptions,
+} from './channels/entity-channels.js';
 export { resolveSearchChannels, storeChannels } from './channels/search-channels.js';
 export { createLexicalChannel, createVectorChannel } from './channels/store-channels.js';
 export { contentHash } from './domain/content-hash.js';
@@ -120,6 +127,9 @@ export type {
 } from './ports/memory-reranker.port.js';
 export type {
   EmbeddingToStore,
+  EntityNeighbourQuery,
+  EntitySearchQuery,
+  EntitySearchResult,
   IdempotencyRecord,
   LexicalMatchQuery,
   LexicalMatchReport,

@@ -2,11 +2,20 @@ import type { ChannelName } from '../domain/search.js';
 import type { MemoryStore } from '../ports/memory-store.port.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
 import type { SearchChannel } from '../ports/search-channel.port.js';
+import { createEntityChannel, createGraphChannel } from './entity-channels.js';
 import { createLexicalChannel, createVectorChannel } from './store-channels.js';
 
-/** The channels every store offers, over its MemoryStore methods, by name. */
+/**
+ * The channels every store offers over its MemoryStore methods: `fts` and `vector` (fused by default),
+ * `entity` and `graph` (optional, RFC 0013).
+ */
 export function storeChannels(store: MemoryStore, policy: RetrievalPolicy): SearchChannel[] {
-  return [createLexicalChannel(store, policy.bm25), createVectorChannel(store)];
+  return [
+    createLexicalChannel(store, policy.bm25),
+    createVectorChannel(store),
+    createEntityChannel(store),
+    createGraphChannel(store),
+  ];
 }
 
 /**

@@ -35,6 +35,10 @@ export {
   type ScriptedReranker,
   type ScriptedRerankerOptions,
 } from './scripted-reranker.js';
+export {
+  describeSearchChannelsContract,
+  type SearchChannelsContractOptions,
+} from './search-channels-contract.js';
 export { describeSearchContract, type SearchContractOptions } from './search-contract.js';
 export {
   createRecordingSearchObserver,
