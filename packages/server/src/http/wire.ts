@@ -101,7 +101,7 @@ export function toPurgedMarkers(markers: readonly PurgedEntryMarker[] | undefine
 }
 
 /** Whether the v1 wire names this channel (an application's own channels are not on it). */
-function isWireChannel(channel: string): channel is WireChannel {
+export function isWireChannel(channel: string): channel is WireChannel {
   return (WIRE_CHANNELS as readonly string[]).includes(channel);
 }
 

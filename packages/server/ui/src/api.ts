@@ -121,7 +121,7 @@ export interface EntryWrite {
 }
 
 /** The search channels the v1 wire names (RFC 0013). */
-export type Channel = 'fts' | 'vector';
+export type Channel = 'fts' | 'vector' | 'entity' | 'graph';
 
 export interface SearchHit {
   citation: { memory_ref: ArtifactRef; entry_id: string; entry_version_id: string };

@@ -10,7 +10,7 @@ const mode = z.enum(['fts', 'vector', 'hybrid']);
  * The search channels the v1 wire names (RFC 0013), in fusion order. A channel an application adds in
  * code is not part of the wire.
  */
-export const WIRE_CHANNELS = ['fts', 'vector'] as const;
+export const WIRE_CHANNELS = ['fts', 'vector', 'entity', 'graph'] as const;
 export type WireChannel = (typeof WIRE_CHANNELS)[number];
 const channel = z.enum(WIRE_CHANNELS);
 
@@ -50,7 +50,10 @@ export const searchHitSchema = z
     }),
     text: z.string(),
     score: z.number().openapi({ description: 'Fused Reciprocal Rank Fusion score.' }),
-    matched_by: z.array(channel).openapi({ description: 'The channels that found the hit.' }),
+    matched_by: z.array(channel).openapi({
+      description:
+        'The channels that found the hit: fts (full text) and vector, and, when the server runs them (POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS), entity (an entity the query names) and graph (an entry sharing a rare entity with those).',
+    }),
   })
   .openapi('SearchHit');
 
