@@ -59,6 +59,7 @@ describe('extractEntities', () => {
       [],
     );
     expect(extractEntities('a well-known follow-up, version 1.2.3')).toEqual([]);
+    expect(extractEntities("Yes, I'm sure I've seen it, and I'll tell O'Brien.")).toEqual(["o'brien"]);
   });
 
   it('matches a query typed in lower case where the identifier itself carries the signal', () => {

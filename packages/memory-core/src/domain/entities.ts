@@ -122,8 +122,8 @@ const RULES: readonly Rule[] = [
   },
 ];
 
-/** A capitalised word: Caroline, O'Brien, Jean-Luc, Zoë. */
-const CAPITALISED = /^(?:\p{Lu}['’]?\p{Lu}?\p{Ll}[\p{Ll}\p{M}'’]*(?:-\p{Lu}?\p{Ll}+)*)$/u;
+/** A capitalised word: Caroline, O'Brien, Jean-Luc, Zoë; not I'm or I've (the capital is the pronoun's). */
+const CAPITALISED = /^(?:\p{Lu}(?:['’]\p{Lu})?\p{Ll}[\p{Ll}\p{M}'’]*(?:-\p{Lu}?\p{Ll}+)*)$/u;
 const WORD = /[\p{L}\p{N}\p{M}'’-]+/gu;
 
 /**
