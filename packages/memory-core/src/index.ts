@@ -1,7 +1,9 @@
 export {
   createEntityChannel,
   createGraphChannel,
+  ENTITY_CHANNEL_DEFAULTS,
   ENTITY_QUERY_MAX,
+  type EntityChannelOptions,
   GRAPH_CHANNEL_DEFAULTS,
   type GraphChannelOptions,
 } from './channels/entity-channels.js';

@@ -54,14 +54,12 @@ describe('createRuntime', () => {
       async search({ scopeId, limit }) {
         seen.push(scopeId);
         return {
-          candidates: known
-            .slice(0, limit)
-            .map(({ entryId, entryVersionId }, index) => ({
-              entryId,
-              entryVersionId,
-              rank: index + 1,
-              score: 1,
-            })),
+          candidates: known.slice(0, limit).map(({ entryId, entryVersionId }, index) => ({
+            entryId,
+            entryVersionId,
+            rank: index + 1,
+            score: 1,
+          })),
         };
       },
     };

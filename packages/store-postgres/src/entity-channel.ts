@@ -68,7 +68,8 @@ export async function entitySearch(
       SELECT DISTINCT x.entity FROM jsonb_array_elements_text(${JSON.stringify(query.entities)}::jsonb) AS x(entity)
     ), ${activeEntriesAt(scopeId, revision)}, matches AS MATERIALIZED (${holdersOf('q', scopeId, revision)}
     ), df AS MATERIALIZED (
-      SELECT m.entity, count(*)::float8 AS df FROM matches m GROUP BY m.entity
+      SELECT m.entity, count(*)::float8 AS df FROM matches m CROSS JOIN stats s GROUP BY m.entity, s.n
+      HAVING count(*) <= greatest(2, floor(${query.maxDocumentShare ?? 1}::float8 * s.n))
     ), scored AS MATERIALIZED (
       SELECT m.entry_id, m.entry_version_id, ${SUMMED_IDF} AS score, count(*)::int AS matched
       FROM matches m JOIN df d USING (entity) CROSS JOIN stats s

@@ -5,7 +5,18 @@ import type { SearchChannel } from '../ports/search-channel.port.js';
 /** Most entities of a query the entity and graph channels look up. */
 export const ENTITY_QUERY_MAX = 32;
 
-export interface GraphChannelOptions {
+export interface EntityChannelOptions {
+  /**
+   * A query entity counts only when at most this share of the scope's active entries hold it (or at
+   * most 2): a name in most entries (a speaker, the team's own product) says nothing about which entry
+   * is meant, and its holders would tie and crowd the fused list in an arbitrary order. Default 0.1.
+   */
+  maxEntityShare?: number;
+}
+
+export const ENTITY_CHANNEL_DEFAULTS: Required<EntityChannelOptions> = { maxEntityShare: 0.1 };
+
+export interface GraphChannelOptions extends EntityChannelOptions {
   /** How many of the entity channel's best entries the hop starts from. Default 10. */
   seeds?: number;
   /**
@@ -15,22 +26,39 @@ export interface GraphChannelOptions {
   rareShare?: number;
 }
 
-export const GRAPH_CHANNEL_DEFAULTS: Required<GraphChannelOptions> = { seeds: 10, rareShare: 0.05 };
+export const GRAPH_CHANNEL_DEFAULTS: Required<GraphChannelOptions> = {
+  ...ENTITY_CHANNEL_DEFAULTS,
+  seeds: 10,
+  rareShare: 0.05,
+};
+
+function checkShare(name: string, share: number) {
+  if (!(share > 0 && share <= 1)) throw new RangeError(`${name} must be in (0, 1]`);
+}
 
 /**
  * The entity channel (`entity`, RFC 0013; seed 003's entity-match stream): the query's entities, found
  * by the extractor the store ran on every entry at write time, matched against the scope's entities
- * at the revision and ranked by the sum of their IDF. A query that names no entity finds nothing.
+ * at the revision and ranked by the sum of their IDF; an entity most entries hold does not count. A
+ * query that names no entity finds nothing.
  */
-export function createEntityChannel(store: MemoryStore): SearchChannel {
+export function createEntityChannel(store: MemoryStore, options: EntityChannelOptions = {}): SearchChannel {
+  const { maxEntityShare } = { ...ENTITY_CHANNEL_DEFAULTS, ...options };
+  checkShare('maxEntityShare', maxEntityShare);
   return {
     name: 'entity',
-    id: `powercontext.channel.entity.v1(${ENTITY_EXTRACTOR_ID})`,
+    id: `powercontext.channel.entity.v1(${ENTITY_EXTRACTOR_ID};share=${maxEntityShare})`,
     needs: 'text',
     async search({ scopeId, revision, text, limit }) {
       const entities = extractEntities(text, ENTITY_QUERY_MAX);
       if (entities.length === 0) return { candidates: [], queryTermCount: 0 };
-      const { candidates } = await store.entitySearch({ scopeId, revision, entities, limit });
+      const { candidates } = await store.entitySearch({
+        scopeId,
+        revision,
+        entities,
+        maxDocumentShare: maxEntityShare,
+        limit,
+      });
       return { candidates, queryTermCount: entities.length };
     },
   };
@@ -43,17 +71,24 @@ export function createEntityChannel(store: MemoryStore): SearchChannel {
  * entities' IDF). The seeds themselves are left to the entity channel.
  */
 export function createGraphChannel(store: MemoryStore, options: GraphChannelOptions = {}): SearchChannel {
-  const { seeds, rareShare } = { ...GRAPH_CHANNEL_DEFAULTS, ...options };
+  const { seeds, rareShare, maxEntityShare } = { ...GRAPH_CHANNEL_DEFAULTS, ...options };
   if (!Number.isInteger(seeds) || seeds < 1) throw new RangeError('seeds must be an integer of at least 1');
-  if (!(rareShare > 0 && rareShare <= 1)) throw new RangeError('rareShare must be in (0, 1]');
+  checkShare('rareShare', rareShare);
+  checkShare('maxEntityShare', maxEntityShare);
   return {
     name: 'graph',
-    id: `powercontext.channel.graph.v1(${ENTITY_EXTRACTOR_ID};seeds=${seeds};rare=${rareShare})`,
+    id: `powercontext.channel.graph.v1(${ENTITY_EXTRACTOR_ID};share=${maxEntityShare};seeds=${seeds};rare=${rareShare})`,
     needs: 'text',
     async search({ scopeId, revision, text, limit }) {
       const entities = extractEntities(text, ENTITY_QUERY_MAX);
       if (entities.length === 0) return { candidates: [], queryTermCount: 0 };
-      const found = await store.entitySearch({ scopeId, revision, entities, limit: seeds });
+      const found = await store.entitySearch({
+        scopeId,
+        revision,
+        entities,
+        maxDocumentShare: maxEntityShare,
+        limit: seeds,
+      });
       if (found.candidates.length === 0) return { candidates: [], queryTermCount: entities.length };
       const candidates = await store.entityNeighbours({
         scopeId,

@@ -168,6 +168,11 @@ export interface EntitySearchQuery {
   revision: number;
   /** The query's entities as `extractEntities` gives them (normalised, distinct). */
   entities: readonly string[];
+  /**
+   * When set, a query entity counts only when at most max(2, floor(maxDocumentShare * N)) active versions
+   * at the revision hold it: a name most entries hold ranks nothing. Unset: every entity counts.
+   */
+  maxDocumentShare?: number;
   limit: number;
 }
 
@@ -175,8 +180,8 @@ export interface EntitySearchResult {
   /** Active entries at the revision: the N of the entities' IDF. */
   activeEntries: number;
   /**
-   * The active versions live at the revision that hold any of the entities, best first: score = the
-   * sum, over the query entities a version holds (added in code-unit order of the entity), of
+   * The active versions live at the revision that hold any of the entities that count, best first:
+   * score = the sum, over those query entities a version holds (added in code-unit order of the entity), of
    * ln(1 + (N - df + 0.5) / (df + 0.5)), where df counts the active versions at the revision holding
    * the entity; ties by entry id, then entry version id. `matchedTerms` = the entities it holds.
    */

@@ -75,6 +75,24 @@ export function describeEntityIndexContract(getStore: () => MemoryStore) {
       expect(none.candidates).toEqual([]);
     });
 
+    it('counts only entities at most max(2, floor(share x N)) versions hold, when a share is given', async () => {
+      const { scopeId, revision, ids } = await written();
+      const search = (maxDocumentShare?: number) =>
+        getStore().entitySearch({
+          scopeId,
+          revision,
+          entities: ['kafka', '@dana'],
+          limit: 10,
+          ...(maxDocumentShare === undefined ? {} : { maxDocumentShare }),
+        });
+      // kafka is held by 3 of 6: over max(2, floor(0.1 x 6)) = 2, within max(2, floor(0.5 x 6)) = 3.
+      expect(entryIds((await search(0.1)).candidates)).toEqual([ids[1]]);
+      const kafka = sortedIds(ids[2]!, ids[3]!, ids[5]!);
+      expect(entryIds((await search(0.5)).candidates)).toEqual([ids[1], ...kafka]);
+      expect(entryIds((await search()).candidates)).toEqual([ids[1], ...kafka]);
+      expect((await search(0.1)).activeEntries).toBe(6);
+    });
+
     it('matches a version at exactly the revisions it is live at; forgotten versions hold none', async () => {
       const { scopeId, revision, ids } = await written();
       const revised = await service().revise(scopeId, { entryId: ids[0]!, text: 'payments-api recovered.' });

@@ -16,6 +16,8 @@ export interface EntityHolder {
 export function searchEntities(live: readonly EntityHolder[], query: EntitySearchQuery): EntitySearchResult {
   const wanted = new Set(query.entities);
   const frequency = documentFrequencies(live, wanted);
+  const bound = Math.max(2, Math.floor((query.maxDocumentShare ?? 1) * live.length));
+  for (const [entity, count] of frequency) if (count > bound) wanted.delete(entity);
   return {
     activeEntries: live.length,
     candidates: rank(live, wanted, frequency, query.limit),

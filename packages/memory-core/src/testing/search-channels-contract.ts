@@ -94,6 +94,22 @@ export function describeSearchChannelsContract(name: string, options: SearchChan
       }
     });
 
+    it('leaves out an entity most entries hold: it says nothing about which entry is meant', async () => {
+      const scope = `channels-common-${randomUUID()}`;
+      await service.remember(scope, {
+        entries: [
+          'The standup was run by Kim today.',
+          'The release notes were written by Kim.',
+          'A retro with Kim went long.',
+          'Budget review moved to Thursday.',
+          'The office plants need water.',
+        ].map((text) => ({ text })),
+      });
+      const result = await service.search(scope, { query: 'what did Kim write?', mode: 'fts', limit: 10 });
+      expect(result.hits.length).toBeGreaterThan(0);
+      expect(result.hits.filter((hit) => hit.matchedBy.includes('entity'))).toEqual([]);
+    });
+
     it('stops matching a revised entry at later revisions', async () => {
       const scope = `channels-revised-${randomUUID()}`;
       const { entries } = await service.remember(scope, { entries: NOTES.map((text) => ({ text })) });
