@@ -1,5 +1,4 @@
 import type { buildRedactedExplain } from '../http/explain.js';
-import { WIRE_CHANNELS } from '../http/schemas/search-schemas.js';
 import type {
   toArtifactRef,
   toChange,
@@ -8,6 +7,7 @@ import type {
   toPurgeTombstone,
   toSearchHit,
 } from '../http/wire.js';
+import { WIRE_CHANNELS } from '../http/wire-channels.js';
 
 type ArtifactRef = ReturnType<typeof toArtifactRef>;
 type WireEntry = ReturnType<typeof toEntryVersion>;

@@ -1,5 +1,5 @@
 import type { MemoryHit, SearchResult } from '@powercontext/memory-core';
-import { WIRE_CHANNELS, type WireChannel } from './schemas/search-schemas.js';
+import { WIRE_CHANNELS, type WireChannel } from './wire-channels.js';
 
 /**
  * The redacted explain of one search (a project extension answering RFC 0080's open question). It

@@ -10,7 +10,7 @@ import type {
   RememberEntryInput,
   RevisionChange,
 } from '@powercontext/memory-core';
-import { WIRE_CHANNELS, type WireChannel } from './schemas/search-schemas.js';
+import { isWireChannel } from './wire-channels.js';
 
 /** Runtime values (camelCase) to the JSON the API sends (snake_case). Field order is the schema's. */
 
@@ -98,11 +98,6 @@ export function toPurgeTombstone(tombstone: PurgeTombstone) {
 /** The `purged` markers of a list page, present only when the page has any. */
 export function toPurgedMarkers(markers: readonly PurgedEntryMarker[] | undefined) {
   return markers && markers.length > 0 ? { purged: markers.map(toPurgedEntryMarker) } : {};
-}
-
-/** Whether the v1 wire names this channel (an application's own channels are not on it). */
-export function isWireChannel(channel: string): channel is WireChannel {
-  return (WIRE_CHANNELS as readonly string[]).includes(channel);
 }
 
 export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {

@@ -10,7 +10,7 @@ import {
   readyResponseSchema,
   scopesResponseSchema,
 } from '../schemas/system-schemas.js';
-import { isWireChannel } from '../wire.js';
+import { isWireChannel } from '../wire-channels.js';
 import { jsonOk } from './json-body.js';
 import { requireRuntime } from './route-helpers.js';
 

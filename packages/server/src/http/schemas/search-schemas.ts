@@ -1,17 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { QUERY_MAX_CHARS, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '@powercontext/memory-core';
+import { WIRE_CHANNELS, type WireChannel } from '../wire-channels.js';
 import { artifactRefSchema, minRevisionField, nullableArtifactRef, scopeIdField } from './common-schemas.js';
 
 const modeRequest = z.enum(['auto', 'fts', 'vector', 'hybrid'], {
   error: 'mode must be one of auto, fts, vector, hybrid',
 });
 const mode = z.enum(['fts', 'vector', 'hybrid']);
-/**
- * The search channels the v1 wire names (RFC 0013), in fusion order. A channel an application adds in
- * code is not part of the wire.
- */
-export const WIRE_CHANNELS = ['fts', 'vector', 'entity', 'graph'] as const;
-export type WireChannel = (typeof WIRE_CHANNELS)[number];
 const channel = z.enum(WIRE_CHANNELS);
 
 export const searchRequestSchema = z

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PERMISSIONS } from '../../auth/principal.js';
-import { WIRE_CHANNELS } from './search-schemas.js';
+import { WIRE_CHANNELS } from '../wire-channels.js';
 
 export const capabilitiesResponseSchema = z
   .object({
