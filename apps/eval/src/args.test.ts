@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArgsError, DEFAULT_ARGS, parseArgs } from './args.js';
+import { ArgsError, channelSets, DEFAULT_ARGS, parseArgs } from './args.js';
 
 describe('parseArgs', () => {
   it('defaults to the dev file next to the repository, hybrid, turn units, no reranker', () => {
@@ -54,6 +54,25 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--peers=yes'])).toThrow(/--peers/);
     expect(() => parseArgs(['--out'])).toThrow(/needs a value/);
     expect(() => parseArgs(['--frobnicate', '1'])).toThrow(/unknown flag --frobnicate/);
+  });
+
+  it('reads --channels and compares the default channels, each optional one added, and all of them', () => {
+    const args = parseArgs(['--channels', 'graph,fts,vector,entity']);
+    expect(args).toMatchObject({ channels: ['fts', 'vector', 'entity', 'graph'] });
+    expect(channelSets(['fts', 'vector', 'entity', 'graph'])).toEqual([
+      ['fts', 'vector'],
+      ['fts', 'vector', 'entity'],
+      ['fts', 'vector', 'graph'],
+      ['fts', 'vector', 'entity', 'graph'],
+    ]);
+    expect(channelSets(['fts', 'vector', 'graph'])).toEqual([
+      ['fts', 'vector'],
+      ['fts', 'vector', 'graph'],
+    ]);
+    expect(channelSets(['fts', 'vector'])).toEqual([['fts', 'vector']]);
+    for (const bad of ['entity,graph', 'fts,vector,recency', 'fts']) {
+      expect(() => parseArgs(['--channels', bad]), bad).toThrow(/--channels must list fts,vector/);
+    }
   });
 
   it('answers help', () => {

@@ -10,6 +10,10 @@ export type JudgePolicy = 'strict' | 'topical';
 export type LexicalContextRuns = 'both' | 'on' | 'off';
 
 export const SEARCH_MODES: readonly SearchMode[] = ['fts', 'vector', 'hybrid'];
+/** The search channels `--channels` may name (RFC 0013), in fusion order; fts and vector always run. */
+export const CHANNEL_NAMES = ['fts', 'vector', 'entity', 'graph'] as const;
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+export const DEFAULT_CHANNELS: readonly ChannelName[] = ['fts', 'vector'];
 /** The largest search limit the runtime accepts (SEARCH_LIMIT_MAX): the coarse curve's depth. */
 export const COARSE_DEPTH = 50;
 
@@ -34,6 +38,12 @@ export interface EvalArgs {
   /** Token budget B of context assembly; when set, every measured powercontext run reports assembly retention. */
   assemblyBudget?: number;
   lexicalContext: LexicalContextRuns;
+  /**
+   * `--channels`: the channels to compare (fts and vector, plus entity and/or graph). The no-rerank
+   * runs are measured with the default channels, with each optional one added alone, and with all of
+   * them; undefined: the runtime's configured channels only.
+   */
+  channels?: ChannelName[];
 }
 
 /** The repository root: apps/eval/{src,dist}/ are three levels below it. */
@@ -76,6 +86,9 @@ export const USAGE = `Usage: pnpm eval:locomo [options]
                             assembly retention per run (default: no assembly)
   --lexical-context RUNS    both (default): no-rerank runs with the configured neighbour context and without it,
                             each over a store of its own; on: with it only; off: without it only
+  --channels LIST           search channels to compare, e.g. fts,vector,entity,graph: the no-rerank runs of the
+                            primary store with fts,vector, with each of entity and graph added, and with all listed
+                            (RFC 0013; default: the configured POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS)
   --help                    print this help`;
 
 export { ArgsError };
@@ -115,11 +128,32 @@ function list(flag: string, value: string): string[] {
   return [...new Set(items)];
 }
 
+function channels(value: string): ChannelName[] {
+  const names = value.split(',').map((name) => name.trim());
+  const known = (name: string): name is ChannelName => (CHANNEL_NAMES as readonly string[]).includes(name);
+  if (!names.every(known) || !names.includes('fts') || !names.includes('vector')) {
+    throw new ArgsError(`--channels must list fts,vector and any of entity, graph, got "${value}"`);
+  }
+  return CHANNEL_NAMES.filter((name) => names.includes(name));
+}
+
+/**
+ * The channel sets `--channels` compares: the default two, each optional channel added alone, and all
+ * of the listed ones together when they are two or more. `fts,vector,entity,graph` gives four sets.
+ */
+export function channelSets(listed: readonly ChannelName[]): ChannelName[][] {
+  const optional = listed.filter((name) => !DEFAULT_CHANNELS.includes(name));
+  const sets = [[...DEFAULT_CHANNELS], ...optional.map((name) => [...DEFAULT_CHANNELS, name])];
+  if (optional.length > 1) sets.push([...DEFAULT_CHANNELS, ...optional]);
+  return sets;
+}
+
 const BOOLEAN_FLAGS = new Set(['--peers']);
 const VALUE_FLAGS = [
   '--answer-model',
   '--assembly-budget',
   '--base-url',
+  '--channels',
   '--conversations',
   '--data',
   '--final-k',
@@ -197,6 +231,9 @@ export function parseArgs(argv: readonly string[]): EvalArgs | 'help' {
           throw new ArgsError(`--assembly-budget must be an integer within 1..1000000, got "${value}"`);
         }
         args.assemblyBudget = Number(value);
+        break;
+      case '--channels':
+        args.channels = channels(value);
         break;
       case '--lexical-context':
         if (value !== 'both' && value !== 'on' && value !== 'off') {

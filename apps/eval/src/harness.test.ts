@@ -116,6 +116,53 @@ describe('runLocomoEval on a tiny fixture conversation (in-process runtime, temp
     expect(outcome.failed).toBe(false);
   });
 
+  it('with --channels, measures the default channels, each optional one added, and both (RFC 0013)', async () => {
+    const compared = await runLocomoEval(
+      {
+        ...args,
+        modes: ['hybrid'],
+        rerank: 'none',
+        lexicalContext: 'on',
+        channels: ['fts', 'vector', 'entity', 'graph'],
+        out: path.join(dir, 'out-channels'),
+      },
+      { env: {}, stream: silent },
+    );
+    const plain = compared.summary.runs.filter(
+      (run): run is MeasuredRun => run.measured && run.system === 'powercontext',
+    );
+    expect(plain.map((run) => run.channels)).toEqual([
+      'fts,vector',
+      'fts,vector,entity',
+      'fts,vector,graph',
+      'fts,vector,entity,graph',
+    ]);
+    // The default channels measured here are the run measured without --channels, question by question.
+    const before = outcome.summary.runs.find(
+      (run): run is MeasuredRun =>
+        run.measured &&
+        run.system === 'powercontext' &&
+        run.mode === 'hybrid' &&
+        run.lexical_context !== 'none',
+    )!;
+    expect(plain[0]!.final).toEqual(before.final);
+    expect(plain[0]!.coarse).toEqual(before.coarse);
+    const labels = Object.keys(compared.questions[0]!.runs);
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        'powercontext hybrid',
+        'powercontext hybrid +entity',
+        'powercontext hybrid +graph',
+        'powercontext hybrid +entity+graph',
+      ]),
+    );
+    const markdown = await readFile(path.join(dir, 'out-channels', 'summary.md'), 'utf8');
+    expect(markdown).toContain('## Search channels (RFC 0013)');
+    expect(markdown).toContain(
+      '| powercontext hybrid +entity+graph | fts,vector,entity,graph | 0.35,0.175 |',
+    );
+  }, 120_000);
+
   it('evaluates observation units through the same path', async () => {
     const observation = await runLocomoEval(
       {

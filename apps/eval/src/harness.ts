@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createProgressBar } from '@powercontext/cli-support';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import { answerStageRequested, runAnswerStage } from './answer-stage.js';
-import { COARSE_DEPTH, type EvalArgs, REPO_ROOT, type SearchMode } from './args.js';
+import { COARSE_DEPTH, channelSets, type EvalArgs, REPO_ROOT, type SearchMode } from './args.js';
 import { describe, type EvalContext, type QuestionRecord, record, warn } from './eval-context.js';
 import { keepFinalHits } from './final-hits.js';
 import { type IngestedConversation, ingestConversation, REMEMBER_BATCH_SIZE } from './ingest.js';
@@ -14,7 +14,12 @@ import { loadRecallPlot, type RecallCurve } from './optional-modules.js';
 import { runPeers } from './peer-runs.js';
 import { coarseMode, lexicalContextOf, rerankRuns } from './powercontext-runs.js';
 import { runLabel } from './run-accumulator.js';
-import { coarseRuntimeEnv, LEXICAL_CONTEXT_WEIGHTS, type RuntimeEnv } from './runtime-env.js';
+import {
+  coarseRuntimeEnv,
+  LEXICAL_CONTEXT_WEIGHTS,
+  type RuntimeEnv,
+  SEARCH_CHANNELS,
+} from './runtime-env.js';
 import { REFERENCE_ROWS, summaryMarkdown } from './summary-markdown.js';
 import { type RunJson, type Summary, validateSummary } from './summary-schema.js';
 
@@ -94,18 +99,24 @@ export async function runLocomoEval(args: EvalArgs, options: HarnessOptions = {}
   let runtimeInfo: { embedder: string; policy: string } | undefined;
   let mergedByRuntime = 0;
   const scratchDirs: string[] = [];
+  let primaryContext: string | undefined;
+  // With --channels, every store is searched with the default channels first; the other channel sets
+  // search the primary store afterwards (the store indexes entities whatever the channels).
+  const sets = args.channels ? channelSets(args.channels) : [];
   try {
     // The primary store (the configured neighbour context, or none with --lexical-context off) serves
     // the rerank runs too; the comparison store without context gets a data dir of its own.
     const variants = args.lexicalContext === 'both' ? (['on', 'off'] as const) : [args.lexicalContext];
     let ingested: IngestedConversation[] = [];
-    let primaryContext: string | undefined;
+    let primaryEnv: RuntimeEnv = {};
     for (const [index, variant] of variants.entries()) {
       const primary = index === 0;
       const dir = primary ? dataDir : await mkdtemp(path.join(os.tmpdir(), 'pc-eval-locomo-'));
       if (!primary) scratchDirs.push(dir);
       const variantEnv = coarseRuntimeEnv(env, dir, args);
       if (variant === 'off') variantEnv[LEXICAL_CONTEXT_WEIGHTS] = 'none';
+      if (sets[0]) variantEnv[SEARCH_CHANNELS] = sets[0].join(',');
+      if (primary) primaryEnv = variantEnv;
       const runtime = await createRuntime({ env: variantEnv });
       try {
         // With the configured context already none there is nothing to compare against.
@@ -124,6 +135,17 @@ export async function runLocomoEval(args: EvalArgs, options: HarnessOptions = {}
         if (primary) ingested = stored;
         for (const mode of args.modes) {
           const { plain, oracle } = await coarseMode(context, runtime, stored, mode, primary);
+          runs.push(plain, oracle);
+        }
+      } finally {
+        await runtime.close();
+      }
+    }
+    for (const set of sets.slice(1)) {
+      const runtime = await createRuntime({ env: { ...primaryEnv, [SEARCH_CHANNELS]: set.join(',') } });
+      try {
+        for (const mode of args.modes) {
+          const { plain, oracle } = await coarseMode(context, runtime, ingested, mode, false);
           runs.push(plain, oracle);
         }
       } finally {
@@ -186,6 +208,11 @@ export async function runLocomoEval(args: EvalArgs, options: HarnessOptions = {}
   for (const question of conversations.flatMap((item) => item.questions)) {
     categoryCounts[question.category] = (categoryCounts[question.category] ?? 0) + 1;
   }
+  if (sets.length > 1) {
+    notes.push(
+      `Search channels (--channels ${args.channels!.join(',')}): each channel set searched the primary store (context ${primaryContext ?? 'as configured'}); the store indexed every entry's entities whatever the channels.`,
+    );
+  }
   const markdown = summaryMarkdown(summary, { categoryCounts, notes });
   const questions = [...context.records.values()];
   await mkdir(args.out, { recursive: true });
@@ -214,13 +241,18 @@ export async function runLocomoEval(args: EvalArgs, options: HarnessOptions = {}
   return { summary, markdown, files, questions, warnings: context.warnings, failed };
 }
 
-/** powercontext runs per mode (no rerank, rerank, oracle; with context before without), then peers. */
+/**
+ * powercontext runs per mode (no rerank, rerank, oracle; the default channels before the other channel
+ * sets, in `channelSets` order; with context before without), then peers.
+ */
 function runOrder(run: RunJson, args: EvalArgs): number {
   const system = run.system === 'powercontext' || run.system === 'oracle' ? 0 : 1;
   const mode = Math.max(0, args.modes.indexOf(run.mode as SearchMode));
   const rerank = run.rerank === 'none' ? 0 : run.rerank === 'oracle' ? 2 : 1;
-  const context = run.lexical_context === 'none' && args.lexicalContext === 'both' ? 3 : 0;
-  return system * 1000 + mode * 10 + context + rerank;
+  const context = run.lexical_context === 'none' && args.lexicalContext === 'both' ? 1 : 0;
+  const sets = args.channels ? channelSets(args.channels).map((set) => set.join(',')) : [];
+  const channels = Math.max(0, sets.indexOf(run.channels ?? ''));
+  return system * 100_000 + mode * 1_000 + context * 100 + channels * 10 + rerank;
 }
 
 /** Remembers every conversation in a scope of its own, with one progress bar. */

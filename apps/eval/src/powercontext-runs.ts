@@ -50,6 +50,7 @@ export function identity(
   mode: string,
   rerank: RunIdentity['rerank'],
   lexicalContext?: string,
+  channels?: string,
 ) {
   return {
     system,
@@ -59,7 +60,13 @@ export function identity(
     top_k: args.topK,
     final_k: args.finalK,
     ...(lexicalContext === undefined ? {} : { lexical_context: lexicalContext }),
+    ...(channels === undefined ? {} : { channels }),
   } satisfies RunIdentity;
+}
+
+/** The search channels a runtime fuses, as runs report them: comma-separated, in fusion order. */
+export function channelsOf(runtime: Runtime): string {
+  return runtime.capabilities().searchChannels.join(',');
 }
 
 /**
@@ -112,12 +119,13 @@ export async function coarseMode(
 ) {
   const { args } = context;
   const lexicalContext = lexicalContextOf(runtime);
+  const channels = channelsOf(runtime);
   const plain = new RunAccumulator(
-    identity(args, 'powercontext', mode, 'none', lexicalContext),
+    identity(args, 'powercontext', mode, 'none', lexicalContext, channels),
     `final: search with limit ${args.finalK}; coarse: one search with limit ${COARSE_DEPTH}`,
   );
   const oracle = new RunAccumulator(
-    identity(args, 'oracle', mode, 'oracle', lexicalContext),
+    identity(args, 'oracle', mode, 'oracle', lexicalContext, channels),
     `final: the best order of the pool of a search with limit ${poolLimitOf(args)} (greedy cover of the evidence); coarse: that pool in fused order`,
   );
   const pools = new Map<EvalQuestion, string[]>();
@@ -174,7 +182,7 @@ async function rerankMode(
   const { args } = context;
   const poolLimit = poolLimitOf(args);
   const run = new RunAccumulator(
-    identity(args, 'powercontext', mode, policy, lexicalContextOf(runtime)),
+    identity(args, 'powercontext', mode, policy, lexicalContextOf(runtime), channelsOf(runtime)),
     `final: the reranked hits of a search with limit ${args.finalK}; coarse: the trace's candidate pool (${poolLimit})`,
   );
   const pools = context.pools.get(mode)!;

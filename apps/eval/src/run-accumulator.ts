@@ -5,7 +5,7 @@ import type { MeasuredRun, UnmeasuredRun } from './summary-schema.js';
 
 export type RunIdentity = Pick<
   MeasuredRun,
-  'system' | 'mode' | 'unit' | 'rerank' | 'top_k' | 'final_k' | 'lexical_context'
+  'system' | 'mode' | 'unit' | 'rerank' | 'top_k' | 'final_k' | 'lexical_context' | 'channels'
 >;
 
 export interface RerankUsageTotals {
@@ -101,12 +101,19 @@ export function unmeasuredRun(identity: RunIdentity, reason: string): Unmeasured
   return { ...identity, measured: false, reason };
 }
 
+/** The default channels, which a run's label leaves unsaid. */
+const DEFAULT_CHANNELS = 'fts,vector';
+
 export function runLabel(
-  identity: Pick<RunIdentity, 'system' | 'mode' | 'rerank' | 'lexical_context'>,
+  identity: Pick<RunIdentity, 'system' | 'mode' | 'rerank' | 'lexical_context' | 'channels'>,
 ): string {
   const rerank = identity.rerank === 'none' || identity.rerank === 'oracle' ? '' : ` + ${identity.rerank}`;
   const context = identity.lexical_context === 'none' ? ' (no context)' : '';
-  return `${identity.system} ${identity.mode}${rerank}${context}`;
+  const added = (identity.channels ?? DEFAULT_CHANNELS)
+    .split(',')
+    .filter((name) => !DEFAULT_CHANNELS.split(',').includes(name));
+  const channels = added.length === 0 ? '' : ` +${added.join('+')}`;
+  return `${identity.system} ${identity.mode}${channels}${rerank}${context}`;
 }
 
 function byCategory(items: readonly { category: Category; metrics: Metrics }[]): MeasuredRun['by_category'] {

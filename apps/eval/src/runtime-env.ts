@@ -4,9 +4,10 @@ import type { EvalArgs, RerankPolicy } from './args.js';
  * The runtime environment of a run. The harness never constructs adapters: it selects the embedded
  * PGlite store (a temporary data dir), and reranking, through the runtime's documented settings.
  * Inference settings (models, base URL, API key, timeouts), rerank tuning and retrieval tuning (lexical
- * context weights, BM25 parameters) pass through from the caller's environment; the database URL never does, so every run is embedded and fresh.
+ * context weights, BM25 parameters, RRF weights, search channels) pass through from the caller's environment; the database URL never does, so every run is embedded and fresh.
  */
-const PASSED_THROUGH = /^POWERCONTEXT_SERVER_(INFERENCE_|RUNTIME_MEMORY_(RERANK_|LEXICAL_|BM25_))/;
+const PASSED_THROUGH =
+  /^POWERCONTEXT_SERVER_(INFERENCE_|RUNTIME_MEMORY_(RERANK_|LEXICAL_|BM25_|RRF_|SEARCH_CHANNELS$))/;
 
 const RERANK_ENABLED = 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED';
 const RERANK_POLICY = 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY';
@@ -15,6 +16,7 @@ const GENERATION_MODEL = 'POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL';
 const DECISION_MODEL = 'POWERCONTEXT_SERVER_INFERENCE_DECISION_MODEL';
 const BASE_URL = 'POWERCONTEXT_SERVER_INFERENCE_BASE_URL';
 export const LEXICAL_CONTEXT_WEIGHTS = 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS';
+export const SEARCH_CHANNELS = 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS';
 
 export type RuntimeEnv = Record<string, string | undefined>;
 

@@ -95,7 +95,8 @@ function targetLines(runs: readonly MeasuredRun[]): string[] {
       run.system === 'powercontext' &&
       run.mode === 'hybrid' &&
       run.rerank === 'none' &&
-      run.lexical_context !== 'none',
+      run.lexical_context !== 'none' &&
+      (run.channels ?? 'fts,vector') === 'fts,vector',
   );
   if (!hybrid) return ['No hybrid run without a reranker in this invocation: targets not checked.'];
   const verdict = (value: number | undefined, target: number) =>
@@ -108,6 +109,34 @@ function targetLines(runs: readonly MeasuredRun[]): string[] {
     `- hybrid coarse recall@30 (limit 50 curve) >= ${(TARGETS.coarseRecallAt30 * 100).toFixed(1)}: ` +
       verdict(hybrid.coarse.recall_at_30, TARGETS.coarseRecallAt30),
   ];
+}
+
+/**
+ * R@k of the no-rerank powercontext runs per channel set (RFC 0013), when more than one set was
+ * measured: what `--channels` prints.
+ */
+function channelLines(runs: readonly MeasuredRun[]): string[] {
+  const plain = runs.filter((run) => run.system === 'powercontext' && run.rerank === 'none');
+  if (new Set(plain.map((run) => run.channels ?? 'fts,vector')).size < 2) return [];
+  const lines = [
+    '',
+    '## Search channels (RFC 0013)',
+    '',
+    'No reranker; final = one search with limit final_k, coarse = one search with limit 50.',
+    '',
+    '| run | channels | context | final R@1 | final R@5 | final R@10 | coarse R@30 | coarse R@50 | search p50 / p95 ms |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const run of plain) {
+    const latency = run.latency_ms ?? {};
+    lines.push(
+      `| ${runLabel(run)} | ${run.channels ?? DASH} | ${run.lexical_context ?? DASH} | ${cell('recall_at_1', run.final.recall_at_1)} | ` +
+        `${cell('recall_at_5', run.final.recall_at_5)} | ${cell('recall_at_10', run.final.recall_at_10)} | ` +
+        `${cell('recall_at_30', run.coarse.recall_at_30)} | ${cell('recall_at_50', run.coarse.recall_at_50)} | ` +
+        `${ms(latency.search_p50, latency.search_p95)} |`,
+    );
+  }
+  return lines;
 }
 
 /** The human-readable report written to `<out>/summary.md`. */
@@ -157,6 +186,7 @@ export function summaryMarkdown(summary: Summary, context: MarkdownContext): str
     '## Coarse recall@30 by category',
     '',
     ...categoryTable(measured, 'coarse_by_category', 'recall_at_30', context),
+    ...channelLines(measured),
     '',
     '## Targets (issue 6; no reranker, default embedder)',
     '',

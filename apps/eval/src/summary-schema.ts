@@ -48,6 +48,8 @@ const runIdentity = {
    * (POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS), or "none".
    */
   lexical_context: z.string().min(1).optional(),
+  /** powercontext and oracle runs: the search channels the run fused, comma-separated (RFC 0013). */
+  channels: z.string().min(1).optional(),
 };
 
 export const measuredRunSchema = z.strictObject({

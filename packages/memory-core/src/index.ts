@@ -1,5 +1,22 @@
+export {
+  createEntityChannel,
+  createGraphChannel,
+  ENTITY_CHANNEL_DEFAULTS,
+  ENTITY_QUERY_MAX,
+  type EntityChannelOptions,
+  GRAPH_CHANNEL_DEFAULTS,
+  type GraphChannelOptions,
+} from './channels/entity-channels.js';
+export { resolveSearchChannels, storeChannels } from './channels/search-channels.js';
+export { createLexicalChannel, createVectorChannel } from './channels/store-channels.js';
 export { contentHash } from './domain/content-hash.js';
 export { assertEmbeddableTexts } from './domain/embeddable-texts.js';
+export {
+  ENTITY_EXTRACTOR_ID,
+  ENTITY_MAX_PER_TEXT,
+  extractEntities,
+  normalizeEntity,
+} from './domain/entities.js';
 export {
   IDEMPOTENCY_KEY_MAX_CHARS,
   IDEMPOTENCY_OWNER_MAX_CHARS,
@@ -63,6 +80,7 @@ export {
 export {
   type Channel,
   type ChannelCandidate,
+  type ChannelName,
   type FusedCandidate,
   type FusedRanking,
   type LexicalAdmissionFallback,
@@ -113,6 +131,9 @@ export type {
 } from './ports/memory-reranker.port.js';
 export type {
   EmbeddingToStore,
+  EntityNeighbourQuery,
+  EntitySearchQuery,
+  EntitySearchResult,
   IdempotencyRecord,
   LexicalMatchQuery,
   LexicalMatchReport,
@@ -132,6 +153,12 @@ export type {
   VersionOperation,
 } from './ports/memory-store.port.js';
 export type { Bm25Parameters, RetrievalPolicy } from './ports/retrieval-policy.port.js';
+export type {
+  ChannelInput,
+  ChannelQuery,
+  ChannelResult,
+  SearchChannel,
+} from './ports/search-channel.port.js';
 export type {
   DegradationReason,
   RerankEndEvent,

@@ -8,12 +8,12 @@ export function requiredMatchedTerms(queryTermCount: number): number {
   return queryTermCount <= 2 ? 1 : Math.max(2, Math.ceil(queryTermCount / 4));
 }
 
-export function admitLexical(
-  candidates: readonly LexicalCandidate[],
+export function admitLexical<Candidate extends ChannelCandidate = LexicalCandidate>(
+  candidates: readonly Candidate[],
   queryTermCount: number,
-): LexicalCandidate[] {
+): Candidate[] {
   const required = requiredMatchedTerms(queryTermCount);
-  return rerank(candidates.filter((candidate) => candidate.matchedTerms >= required));
+  return rerank(candidates.filter((candidate) => (candidate.matchedTerms ?? 0) >= required));
 }
 
 /**
@@ -21,19 +21,30 @@ export function admitLexical(
  * the rule asks), in the channel's order with ranks renumbered: what a search returns instead of
  * nothing when no candidate met the rule.
  */
-export function admitLexicalFallback(
-  candidates: readonly LexicalCandidate[],
+export function admitLexicalFallback<Candidate extends ChannelCandidate = LexicalCandidate>(
+  candidates: readonly Candidate[],
   queryTermCount: number,
-): LexicalCandidate[] {
+): Candidate[] {
   const required = requiredMatchedTerms(queryTermCount);
   return rerank(
-    candidates.filter((candidate) => candidate.matchedTerms >= 1 && candidate.matchedTerms < required),
+    candidates.filter((candidate) => {
+      const matched = candidate.matchedTerms ?? 0;
+      return matched >= 1 && matched < required;
+    }),
   );
 }
 
 /** Keeps vector candidates whose cosine similarity reaches the embedding profile's threshold. */
 export function admitVector(candidates: readonly ChannelCandidate[], minCosine: number): ChannelCandidate[] {
   return rerank(candidates.filter((candidate) => candidate.score >= minCosine));
+}
+
+/**
+ * The admission of a channel without a rule of its own (entity, graph, an application's channel):
+ * every candidate, or those reaching the result's `minScore` when the channel sets one.
+ */
+export function admitChannel(candidates: readonly ChannelCandidate[], minScore?: number): ChannelCandidate[] {
+  return minScore === undefined ? rerank(candidates) : admitVector(candidates, minScore);
 }
 
 /** Channel ranks are positions among admitted candidates, 1-based, in the channel's order. */

@@ -1,4 +1,10 @@
-export { admitLexical, admitLexicalFallback, admitVector, requiredMatchedTerms } from './admission.js';
+export {
+  admitChannel,
+  admitLexical,
+  admitLexicalFallback,
+  admitVector,
+  requiredMatchedTerms,
+} from './admission.js';
 export {
   type ChannelWeights,
   EQUAL_CHANNEL_WEIGHTS,
@@ -8,6 +14,7 @@ export {
 export {
   createRrfRetrievalPolicy,
   DEFAULT_BM25,
+  DEFAULT_CHANNELS,
   DEFAULT_CONTEXT_WEIGHTS,
   RRF_RETRIEVAL_POLICY_FAMILY,
   type RrfRetrievalPolicyOptions,

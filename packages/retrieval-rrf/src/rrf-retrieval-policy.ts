@@ -1,10 +1,12 @@
 import {
   type Bm25Parameters,
+  type ChannelName,
+  type ChannelResult,
   type LexicalProjectionPolicy,
   lexicalProjectionPolicy,
   type RetrievalPolicy,
 } from '@powercontext/memory-core';
-import { admitLexical, admitLexicalFallback, admitVector } from './admission.js';
+import { admitChannel, admitLexical, admitLexicalFallback } from './admission.js';
 import {
   type ChannelWeights,
   EQUAL_CHANNEL_WEIGHTS,
@@ -26,6 +28,11 @@ export const DEFAULT_BM25: Bm25Parameters = { k1: 0.8, b: 0, delta: 0.5 };
  */
 export const DEFAULT_CONTEXT_WEIGHTS: readonly number[] = [0.35, 0.175];
 
+/** The channels fused by default, in fusion order: the lexical channel, then the vector channel. */
+export const DEFAULT_CHANNELS: readonly ChannelName[] = ['fts', 'vector'];
+
+const CHANNEL_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
 const DEFAULT_PARAMETERS = `k1=${DEFAULT_BM25.k1},b=${DEFAULT_BM25.b},delta=${DEFAULT_BM25.delta};context=${DEFAULT_CONTEXT_WEIGHTS.join(',')};rrf_k=${RRF_K};weights=1,1;fetch=4x32;lexical_fallback=on`;
 
 export interface RrfRetrievalPolicyOptions {
@@ -36,10 +43,16 @@ export interface RrfRetrievalPolicyOptions {
   contextWeights?: readonly number[];
   rrfK?: number;
   /**
+   * The channels to fuse, in fusion order (RFC 0013); default fts, vector. A search runs each of them
+   * that its mode allows; every name needs a search channel of that name (the store's built-in `fts`,
+   * `vector`, `entity` and `graph`, or an application's). Names: lower case letters, digits, `_`, `-`.
+   */
+  channels?: readonly ChannelName[];
+  /**
    * Weight of each channel's reciprocal ranks (default 1 each, as RFC 0080). A weak embedder's channel
    * can count less, so that it fills and breaks ties instead of displacing strong lexical matches.
    */
-  channelWeights?: Partial<ChannelWeights>;
+  channelWeights?: ChannelWeights;
   /** Channel over-fetch: max(multiplier x coarse limit, floor). Defaults 4 and 32. */
   fetchMultiplier?: number;
   fetchFloor?: number;
@@ -52,9 +65,11 @@ export interface RrfRetrievalPolicyOptions {
 
 /**
  * The coarse-path policy of RFC 0080: admission rules, channel over-fetch and RRF with k = 60, with
- * the BM25 parameters and the lexical projection (neighbour context) of RFC 0007. With the defaults
- * its id is `powercontext.retrieval.rrf.v3` (v2 plus the lexical admission fallback); otherwise the id spells out every parameter, so two
- * policies that behave differently never share an id.
+ * the BM25 parameters and the lexical projection (neighbour context) of RFC 0007, over the channels of
+ * RFC 0013 (fts and vector by default; entity, graph or an application's own when listed). With the
+ * defaults its id is `powercontext.retrieval.rrf.v3` (v2 plus the lexical admission fallback);
+ * otherwise the id spells out every parameter, so two policies that behave differently never share an
+ * id. Fusing N lists left the two-channel answers as they were, to the bit, so the id did not move.
  */
 export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}): RetrievalPolicy {
   const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
@@ -67,7 +82,17 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
     options.contextWeights ?? DEFAULT_CONTEXT_WEIGHTS,
   );
   const k = options.rrfK ?? RRF_K;
-  const weights: ChannelWeights = { ...EQUAL_CHANNEL_WEIGHTS, ...options.channelWeights };
+  const channels = [...(options.channels ?? DEFAULT_CHANNELS)];
+  if (channels.length === 0) throw new RangeError('channels must name at least one channel');
+  for (const [index, name] of channels.entries()) {
+    if (!CHANNEL_NAME.test(name)) throw new RangeError(`channels: "${name}" is not a channel name`);
+    if (channels.indexOf(name) !== index) throw new RangeError(`channels: "${name}" is named twice`);
+  }
+  const weights: Record<string, number> = {};
+  for (const [name, weight] of Object.entries({ ...EQUAL_CHANNEL_WEIGHTS, ...options.channelWeights })) {
+    if (weight !== undefined) weights[name] = weight;
+  }
+  for (const name of channels) weights[name] ??= 1;
   for (const [channel, weight] of Object.entries(weights)) {
     if (!Number.isFinite(weight) || weight < 0 || weight > 1) {
       throw new RangeError(`channelWeights.${channel} must be a number in [0, 1]`);
@@ -76,7 +101,12 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
   const multiplier = options.fetchMultiplier ?? 4;
   const floor = options.fetchFloor ?? 32;
   const lexicalFallback = options.lexicalFallback ?? true;
-  const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};weights=${weights.fts},${weights.vector};fetch=${multiplier}x${floor};lexical_fallback=${lexicalFallback ? 'on' : 'off'}`;
+  // The channel list joins the id only when it is not the default two: their ids stay as they were.
+  const fused =
+    channels.join(',') === DEFAULT_CHANNELS.join(',')
+      ? ''
+      : `;channels=${channels.map((name) => `${name}:${weights[name]}`).join(',')}`;
+  const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};weights=${weights.fts},${weights.vector};fetch=${multiplier}x${floor};lexical_fallback=${lexicalFallback ? 'on' : 'off'}${fused}`;
   return {
     id:
       options.id ??
@@ -85,10 +115,18 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
         : `${RRF_RETRIEVAL_POLICY_FAMILY}(${parameters})`),
     bm25,
     lexicalProjection,
+    channels,
     channelFetchLimit: (coarseLimit) => Math.max(multiplier * coarseLimit, floor),
-    admitLexical,
-    ...(lexicalFallback ? { admitLexicalFallback } : {}),
-    admitVector,
-    fuse: (channels, limit) => fuseReciprocalRank(channels, limit, k, weights),
+    // The lexical channel's term rule; every other channel by its result's minScore (the vector
+    // channel's is the profile's minCosine), or all of it.
+    admit: (channel, { candidates, queryTermCount, minScore }) =>
+      channel === 'fts' ? admitLexical(candidates, queryTermCount ?? 0) : admitChannel(candidates, minScore),
+    ...(lexicalFallback
+      ? {
+          admitFallback: (channel: ChannelName, { candidates, queryTermCount }: ChannelResult) =>
+            channel === 'fts' ? admitLexicalFallback(candidates, queryTermCount ?? 0) : undefined,
+        }
+      : {}),
+    fuse: (lists, limit) => fuseReciprocalRank(lists, limit, k, weights, channels),
   };
 }

@@ -315,6 +315,29 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
       'Weight of the vector channel in Reciprocal Rank Fusion (the lexical channel counts 1). RFC 0080 counts both fully.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS',
+    default: 'fts,vector',
+    range: 'fts,vector plus any of entity, graph',
+    origin: 'project extension',
+    description:
+      'The search channels fused (RFC 0013): full text and vectors always; entity adds the entities a query names (people, tickets, services, handles) matched by IDF; graph adds entries sharing a rare entity with those.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_ENTITY_WEIGHT',
+    default: '1',
+    range: '0..1',
+    origin: 'project extension',
+    description: 'Weight of the entity channel in Reciprocal Rank Fusion, when it runs.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_GRAPH_WEIGHT',
+    default: '0.5',
+    range: '0..1',
+    origin: 'project extension',
+    description:
+      'Weight of the graph channel in Reciprocal Rank Fusion, when it runs: one hop from the query.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK',
     default: 'true',
     range: 'true or false',

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SearchChannel } from '@powercontext/memory-core';
 import { InMemoryMemoryStore } from '@powercontext/memory-core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRuntime } from './create-runtime.js';
@@ -18,6 +19,7 @@ describe('createRuntime', () => {
         retrievalPolicyId:
           'powercontext.retrieval.rrf.v3(k1=0.8,b=0,delta=0.5;context=0.35,0.175;rrf_k=60;weights=1,0.1;fetch=4x32;lexical_fallback=on)',
         lexicalProjectionId: 'powercontext.lexical.neighbours.v1(0.35,0.175)',
+        searchChannels: ['fts', 'vector'],
       });
       const memory = runtime.memory.forScope('project');
       const written = await memory.remember({
@@ -59,6 +61,57 @@ describe('createRuntime', () => {
     await runtime.memory.forScope('s').remember({ entries: [{ text: 'injected' }] });
     expect((await store.head('s'))?.revision).toBe(1);
     await runtime.close();
+  });
+
+  it('runs the entity and graph channels when configured, and an application’s own channel', async () => {
+    const seen: string[] = [];
+    let known: { entryId: string; entryVersionId: string }[] = [];
+    // An application's channel: it names every entry it was told of, whatever the query.
+    const everything: SearchChannel = {
+      name: 'everything',
+      id: 'test.everything.v1',
+      needs: 'text',
+      async search({ scopeId, limit }) {
+        seen.push(scopeId);
+        return {
+          candidates: known.slice(0, limit).map(({ entryId, entryVersionId }, index) => ({
+            entryId,
+            entryVersionId,
+            rank: index + 1,
+            score: 1,
+          })),
+        };
+      },
+    };
+    const runtime = await createRuntime({
+      env: { POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS: 'fts,vector,graph,entity' },
+      store: new InMemoryMemoryStore(),
+      searchChannels: [everything],
+    });
+    try {
+      expect(runtime.capabilities().searchChannels).toEqual([
+        'fts',
+        'vector',
+        'entity',
+        'graph',
+        'everything',
+      ]);
+      expect(runtime.capabilities().retrievalPolicyId).toContain(
+        ';channels=fts:1,vector:0.1,entity:1,graph:0.5,everything:1)',
+      );
+      const memory = runtime.memory.forScope('ops');
+      const written = await memory.remember({
+        entries: [{ text: 'ACME-7 broke payments-api.' }, { text: 'Lunch is at noon.' }],
+      });
+      known = written.entries;
+      const { hits } = await memory.search({ query: 'what broke in ACME-7?' });
+      expect(hits[0]).toMatchObject({ text: 'ACME-7 broke payments-api.' });
+      expect(hits[0]!.matchedBy).toEqual(expect.arrayContaining(['fts', 'entity', 'everything']));
+      expect(hits.find((hit) => hit.text === 'Lunch is at noon.')?.matchedBy).toContain('everything');
+      expect(seen).toEqual(['ops']);
+    } finally {
+      await runtime.close();
+    }
   });
 
   it('fails at start-up on invalid configuration, before opening anything', async () => {

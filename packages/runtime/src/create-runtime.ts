@@ -4,6 +4,7 @@ import { createLocalEmbedder } from '@powercontext/embedder-local';
 import type { RelevanceScorer } from '@powercontext/inference';
 import type * as AiSdkAdapters from '@powercontext/inference-ai-sdk';
 import {
+  type ChannelName,
   type Embedder,
   type EmbeddingProfile,
   type LexicalProjectionState,
@@ -14,6 +15,7 @@ import {
   noopLogger,
   RerankStage,
   type RetrievalPolicy,
+  type SearchChannel,
   type SearchObserver,
   ValidationError,
 } from '@powercontext/memory-core';
@@ -50,6 +52,12 @@ export interface CreateRuntimeOptions {
   store?: MemoryStore;
   embedder?: Embedder;
   retrievalPolicy?: RetrievalPolicy;
+  /**
+   * Search channels of the application's own (RFC 0013, "Adding a channel"), run beside the configured
+   * ones. The configured policy fuses each with weight 1 after the configured channels; with an
+   * application's `retrievalPolicy`, that policy must name them in its `channels`.
+   */
+  searchChannels?: readonly SearchChannel[];
   logger?: Logger;
   /**
    * An application-chosen reranker (RFC 0080's injection path). It is applied even when
@@ -92,6 +100,8 @@ export interface RuntimeCapabilities {
   /** The lexical index projection new writes use (neighbour context weights). */
   lexicalProjectionId: string;
   searchModes: readonly ['auto', 'fts', 'vector', 'hybrid'];
+  /** The channels a search runs (those its mode allows), in fusion order (RFC 0013). */
+  searchChannels: readonly ChannelName[];
   /** The rerank policy in use, or null when search returns the coarse path. */
   rerank: { policyId: string; candidateLimit: number; failurePolicy: 'fail_closed' | 'fail_open' } | null;
 }
@@ -154,7 +164,7 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
   });
   container.register(TOKENS.retrievalPolicy, {
     useFactory: instanceCachingFactory(
-      (c) => options.retrievalPolicy ?? createRrfRetrievalPolicy(c.resolve(TOKENS.config).retrieval),
+      (c) => options.retrievalPolicy ?? configuredPolicy(c.resolve(TOKENS.config), options.searchChannels),
     ),
   });
 
@@ -222,6 +232,7 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
               store,
               embedder,
               retrievalPolicy: container.resolve(TOKENS.retrievalPolicy),
+              ...(options.searchChannels ? { searchChannels: options.searchChannels } : {}),
             }).search(scopeId, request),
         })
       : undefined;
@@ -232,6 +243,7 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
           store: c.resolve(TOKENS.store),
           embedder: c.resolve(TOKENS.embedder),
           retrievalPolicy: c.resolve(TOKENS.retrievalPolicy),
+          ...(options.searchChannels ? { searchChannels: options.searchChannels } : {}),
           logger: c.resolve(TOKENS.logger),
           maxWriteAttempts: config.writeMaxAttempts,
           idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
@@ -289,6 +301,7 @@ export async function createRuntime(options: CreateRuntimeOptions = {}): Promise
       retrievalPolicyId: service.retrievalPolicy.id,
       lexicalProjectionId: service.retrievalPolicy.lexicalProjection.id,
       searchModes: ['auto', 'fts', 'vector', 'hybrid'] as const,
+      searchChannels: service.searchChannels.map((channel) => channel.name),
       rerank: rerankStage
         ? {
             policyId: rerankStage.reranker.policyId,
@@ -332,6 +345,17 @@ let loadedAiSdk: typeof AiSdkAdapters | undefined;
 function aiSdk(): typeof AiSdkAdapters {
   if (!loadedAiSdk) throw new Error('internal: the AI SDK adapters were not loaded for this configuration');
   return loadedAiSdk;
+}
+
+/**
+ * The retrieval policy of the configuration: its BM25, context, fallback and channel settings, with an
+ * application's own channels fused after the configured ones at weight 1.
+ */
+function configuredPolicy(config: RuntimeConfig, added: readonly SearchChannel[] = []): RetrievalPolicy {
+  const { retrieval } = config;
+  const configured: readonly string[] = retrieval.channels;
+  const own = added.map((channel) => channel.name).filter((name) => !configured.includes(name));
+  return createRrfRetrievalPolicy({ ...retrieval, channels: [...retrieval.channels, ...own] });
 }
 
 function buildEmbedder(config: RuntimeConfig): Embedder {

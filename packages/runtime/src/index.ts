@@ -9,6 +9,13 @@ export type {
 // The errors a caller of the runtime catches, so `@powercontext/runtime` is the one import a user needs.
 export { RerankEvidenceError } from '@powercontext/context-assembly';
 export { InferenceError, type InferenceErrorCode } from '@powercontext/inference';
+export type {
+  ChannelCandidate,
+  ChannelName,
+  ChannelQuery,
+  ChannelResult,
+  SearchChannel,
+} from '@powercontext/memory-core';
 export {
   CapabilityUnavailableError,
   EmbeddingFailedError,
@@ -49,7 +56,12 @@ export {
   type PreparedContext,
   UNDECLARED_MODEL_ID,
 } from './prepare-context.js';
-export { loadRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
+export {
+  loadRuntimeConfig,
+  type RuntimeConfig,
+  SEARCH_CHANNEL_NAMES,
+  type SearchChannelName,
+} from './runtime-config.js';
 export type { ReadGate, ReadOptions, ScopedMemory } from './scoped-memory.js';
 export { Secret } from './secret.js';
 export { TOKENS } from './tokens.js';

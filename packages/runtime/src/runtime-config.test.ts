@@ -30,7 +30,8 @@ describe('loadRuntimeConfig', () => {
       retrieval: {
         bm25: { k1: 0.8, b: 0, delta: 0.5 },
         contextWeights: [0.35, 0.175],
-        channelWeights: { fts: 1, vector: 0.1 },
+        channels: ['fts', 'vector'],
+        channelWeights: { fts: 1, vector: 0.1, entity: 1, graph: 0.5 },
         lexicalFallback: true,
       },
     });
@@ -72,6 +73,39 @@ describe('loadRuntimeConfig', () => {
     );
   });
 
+  it('reads the search channels (RFC 0013): fts and vector always, entity and graph when named', () => {
+    const channels = (value: string) =>
+      loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS: value }).retrieval.channels;
+    expect(loadRuntimeConfig({}).retrieval.channels).toEqual(['fts', 'vector']);
+    expect(channels('fts,vector,entity')).toEqual(['fts', 'vector', 'entity']);
+    // Fusion order is fixed, whatever order the setting lists them in.
+    expect(channels(' graph, vector,fts ,entity')).toEqual(['fts', 'vector', 'entity', 'graph']);
+    for (const bad of [
+      'fts',
+      'vector,entity',
+      'fts,vector,entity,entity',
+      'fts,vector,recency',
+      'fts,,vector',
+    ]) {
+      expect(() => channels(bad), bad).toThrow(
+        expect.objectContaining({
+          setting: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS',
+          message:
+            'POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS: must be fts,vector plus any of entity and graph, comma-separated, each once',
+        }),
+      );
+    }
+    expect(
+      loadRuntimeConfig({
+        POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_ENTITY_WEIGHT: '0.7',
+        POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_GRAPH_WEIGHT: '0.2',
+      }).retrieval.channelWeights,
+    ).toEqual({ fts: 1, vector: 0.1, entity: 0.7, graph: 0.2 });
+    expect(() => loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_GRAPH_WEIGHT: '2' })).toThrow(
+      expect.objectContaining({ setting: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_GRAPH_WEIGHT' }),
+    );
+  });
+
   it('reads the lexical context weights and BM25 parameters of the retrieval policy', () => {
     expect(
       loadRuntimeConfig({
@@ -81,7 +115,8 @@ describe('loadRuntimeConfig', () => {
     ).toEqual({
       bm25: { k1: 0.8, b: 0.75, delta: 0.5 },
       contextWeights: [0.5, 0.25, 0.1],
-      channelWeights: { fts: 1, vector: 0.1 },
+      channels: ['fts', 'vector'],
+      channelWeights: { fts: 1, vector: 0.1, entity: 1, graph: 0.5 },
       lexicalFallback: true,
     });
     expect(
@@ -93,11 +128,11 @@ describe('loadRuntimeConfig', () => {
       POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_MODEL: 'openai:text-embedding-3-small',
       POWERCONTEXT_SERVER_INFERENCE_EMBEDDING_DIMENSION: '1536',
     };
-    expect(loadRuntimeConfig(withModel).retrieval.channelWeights).toEqual({ fts: 1, vector: 1 });
+    expect(loadRuntimeConfig(withModel).retrieval.channelWeights).toMatchObject({ fts: 1, vector: 1 });
     expect(
       loadRuntimeConfig({ ...withModel, POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT: '0.5' })
         .retrieval.channelWeights,
-    ).toEqual({ fts: 1, vector: 0.5 });
+    ).toMatchObject({ fts: 1, vector: 0.5 });
     expect(
       loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS: 'none' }).retrieval
         .contextWeights,

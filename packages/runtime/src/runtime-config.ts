@@ -59,7 +59,9 @@ export interface RuntimeConfig {
   retrieval: {
     bm25: { k1: number; b: number; delta: number };
     contextWeights: number[];
-    channelWeights: { fts: number; vector: number };
+    /** The search channels, in fusion order: fts and vector, plus entity and graph when set (RFC 0013). */
+    channels: SearchChannelName[];
+    channelWeights: { fts: number; vector: number; entity: number; graph: number };
     /** Lexical admission fallback (RFC 0002): a query whose terms match some entry never answers empty. */
     lexicalFallback: boolean;
   };
@@ -83,6 +85,11 @@ export function usesAiSdk(config: RuntimeConfig): boolean {
 export function opensStoreFirst(config: RuntimeConfig): boolean {
   return !usesAiSdk(config) && !config.rerank.enabled && config.writeGate.mode === 'disabled';
 }
+
+/** The search channels the configuration can name, in fusion order; fts and vector always run. */
+export const SEARCH_CHANNEL_NAMES = ['fts', 'vector', 'entity', 'graph'] as const;
+export type SearchChannelName = (typeof SEARCH_CHANNEL_NAMES)[number];
+const CHANNELS_RULE = 'must be fts,vector plus any of entity and graph, comma-separated, each once';
 
 /** Default RRF weight of the vector channel with the local embedder, measured in RFC 0007. */
 export const LOCAL_EMBEDDER_VECTOR_WEIGHT = 0.1;
@@ -204,6 +211,21 @@ const FIELDS = {
     .default('0.35,0.175')
     .transform((value) => (value === 'none' ? [] : value.split(',').map(Number))),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT: number(0, 1, false).optional(),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS: z
+    .string()
+    .transform((value) => value.split(',').map((name) => name.trim()))
+    .refine(
+      (names) =>
+        names.includes('fts') &&
+        names.includes('vector') &&
+        new Set(names).size === names.length &&
+        names.every((name) => (SEARCH_CHANNEL_NAMES as readonly string[]).includes(name)),
+      { error: CHANNELS_RULE },
+    )
+    .transform((names) => SEARCH_CHANNEL_NAMES.filter((name) => names.includes(name)))
+    .default(['fts', 'vector']),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_ENTITY_WEIGHT: number(0, 1, false).default(1),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_GRAPH_WEIGHT: number(0, 1, false).default(0.5),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK: z
     .enum(['true', 'false'], { error: 'must be true or false' })
     .default('true')
@@ -351,6 +373,7 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       },
       contextWeights: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS,
       lexicalFallback: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK,
+      channels: [...e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS],
       channelWeights: {
         fts: 1,
         // The local hash embedder mostly repeats what BM25 finds (RFC 0007): its ranks fill and break
@@ -358,6 +381,8 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
         vector:
           e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_VECTOR_WEIGHT ??
           (model ? 1 : LOCAL_EMBEDDER_VECTOR_WEIGHT),
+        entity: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_ENTITY_WEIGHT,
+        graph: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RRF_GRAPH_WEIGHT,
       },
     },
   };

@@ -89,6 +89,8 @@ export interface Database {
     operation: string;
     state: 'active' | 'inactive';
   };
+  /** The entities of each active version's text (RFC 0013); migration 0011. */
+  pc_entities: { scope_id: string; entity: string; entry_version_id: string };
   /** Per-key token buckets shared by server processes; migration 0010. */
   pc_rate_limits: { key_id: string; tokens: number; allowed: boolean; updated_at: Date };
   /** Active entries at `revision` without a vector of the profile; migration 0004. */

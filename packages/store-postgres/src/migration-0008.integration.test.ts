@@ -80,6 +80,9 @@ async function writeBeforeFolding(db: Kysely<Database>) {
   expect(migrated.error).toBeUndefined();
   await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
   await sql`CREATE FUNCTION unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT $1'`.execute(db);
+  // Today's write path also fills the entity index (migration 0011), which the old schema lacks: a
+  // stand-in takes its rows and goes with the function; 0011 then indexes the versions itself.
+  await sql`CREATE TABLE pc_entities (scope_id text, entity text, entry_version_id uuid)`.execute(db);
   const store = new PostgresMemoryStore({ db, textSearchConfig: 'english' });
   await writeScenario(store, 'old');
   await store.write('ascii', 0, (tx) =>
@@ -105,6 +108,7 @@ async function writeBeforeFolding(db: Kysely<Database>) {
   expect(await found(store, 'old', 'cafe', 2)).toEqual([]);
   expect((await found(store, 'old', 'café', 2)).length).toBe(3);
   await sql`DROP FUNCTION unaccent(text)`.execute(db);
+  await sql`DROP TABLE pc_entities`.execute(db);
   return postingsOf(db, 'ascii');
 }
 

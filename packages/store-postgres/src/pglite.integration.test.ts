@@ -1,4 +1,8 @@
-import { describeMemoryStoreContract, describeSearchContract } from '@powercontext/memory-core/testing';
+import {
+  describeMemoryStoreContract,
+  describeSearchChannelsContract,
+  describeSearchContract,
+} from '@powercontext/memory-core/testing';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
 import { createPGliteMemoryStore } from './create-store.js';
 
@@ -7,4 +11,8 @@ describeMemoryStoreContract('PGlite', { createStore: () => createPGliteMemorySto
 describeSearchContract('PGlite', {
   createStore: () => createPGliteMemoryStore(),
   retrievalPolicy: createRrfRetrievalPolicy(),
+});
+describeSearchChannelsContract('PGlite', {
+  createStore: () => createPGliteMemoryStore(),
+  retrievalPolicy: createRrfRetrievalPolicy({ channels: ['fts', 'vector', 'entity', 'graph'] }),
 });

@@ -2,6 +2,9 @@ import type {
   ChannelCandidate,
   EmbeddingProfile,
   EmbeddingToStore,
+  EntityNeighbourQuery,
+  EntitySearchQuery,
+  EntitySearchResult,
   IdempotencyRecord,
   LexicalMatchQuery,
   LexicalMatchReport,
@@ -26,6 +29,7 @@ import type { Kysely } from 'kysely';
 import { ActiveEntryCounts } from './active-entries.js';
 import type { Database } from './database.js';
 import { EmbeddingProfiles } from './embedding-profiles.js';
+import { entityNeighbours, entitySearch } from './entity-channel.js';
 import * as reads from './entry-reads.js';
 import { findIdempotencyRecord } from './idempotency-records.js';
 import { LexicalChannel } from './lexical-channel.js';
@@ -85,7 +89,8 @@ export interface IndexCounts {
  * The MemoryStore port on PostgreSQL-compatible databases (PostgreSQL through `pg`, or PGlite): a thin
  * composition of one part per concern, each in its own file: revision writes (`revision-writes.ts`,
  * with the lexical projections of `lexical-projections.ts`), entry reads (`entry-reads.ts`), the
- * lexical channel (`lexical-channel.ts`), the vector channel (`vector-channel.ts`) and the embedding
+ * lexical channel (`lexical-channel.ts`), the vector channel (`vector-channel.ts`), the entity and
+ * graph channels' reads (`entity-channel.ts`, over the index `entity-index.ts` keeps) and the embedding
  * profiles (`embedding-profiles.ts`). Every method maps the database's errors to the store's
  * (`guardStoreErrors`).
  */
@@ -226,6 +231,14 @@ export class PostgresMemoryStore implements MemoryStore {
 
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
     return guardStoreErrors(() => this.#vector.search(query));
+  }
+
+  entitySearch(query: EntitySearchQuery): Promise<EntitySearchResult> {
+    return guardStoreErrors(() => entitySearch(this.#db, query));
+  }
+
+  entityNeighbours(query: EntityNeighbourQuery): Promise<ChannelCandidate[]> {
+    return guardStoreErrors(() => entityNeighbours(this.#db, query));
   }
 
   vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState> {

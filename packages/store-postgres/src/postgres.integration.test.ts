@@ -1,4 +1,8 @@
-import { describeMemoryStoreContract, describeSearchContract } from '@powercontext/memory-core/testing';
+import {
+  describeMemoryStoreContract,
+  describeSearchChannelsContract,
+  describeSearchContract,
+} from '@powercontext/memory-core/testing';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
 import { afterAll, beforeAll } from 'vitest';
 import { createPostgresMemoryStore } from './create-store.js';
@@ -16,6 +20,10 @@ const createStore = () => createPostgresMemoryStore({ connectionString: database
 
 describeMemoryStoreContract('PostgreSQL', { createStore });
 describeSearchContract('PostgreSQL', { createStore, retrievalPolicy: createRrfRetrievalPolicy() });
+describeSearchChannelsContract('PostgreSQL', {
+  createStore,
+  retrievalPolicy: createRrfRetrievalPolicy({ channels: ['fts', 'vector', 'entity', 'graph'] }),
+});
 
 // The same search contract with every vector search forced through the profile's HNSW index.
 describeSearchContract('PostgreSQL, HNSW path', {

@@ -12,6 +12,7 @@ import type {
 } from '@powercontext/memory-core';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './database.js';
+import { deleteEntities } from './entity-index.js';
 import { projectionParts } from './projection-parts.js';
 
 /**
@@ -88,7 +89,7 @@ export async function currentProjectionsOf(
  * `revision`: records the tombstone and the erased versions' ids and revision ranges; deletes the
  * versions' lexical postings and projections; rebuilds in place, without the erased versions, every
  * projection of another entry that held them as neighbour context (at any revision); deletes their
- * vectors; deletes the version rows (text, kind, hash, sources, position, metadata, tsvector); and
+ * vectors and their entities (RFC 0013); deletes the version rows (text, kind, hash, sources, position, metadata, tsvector); and
  * deletes the scope's idempotency records whose stored result names the entry (migration 0007: a
  * revise's answer holds the text, a remember's request digest was taken over it). The purge's own
  * record, if it has a key, is written after this and holds ids only.
@@ -147,6 +148,7 @@ export async function eraseEntry(
     })),
   );
   await sql`DELETE FROM pc_embeddings e WHERE e.entry_version_id = ANY(${erased})`.execute(db);
+  await deleteEntities(db, ids);
   await sql`DELETE FROM pc_entry_versions v WHERE v.entry_version_id = ANY(${erased})`.execute(db);
   // Entry ids are UUIDs, so a stored result that holds this one is a result about this entry.
   await sql`

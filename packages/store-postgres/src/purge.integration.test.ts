@@ -68,7 +68,8 @@ function describePurgeLeavesNoRow(name: string, open: () => Promise<Backend>, cl
           entries: [
             { text: 'zinnia walrus', position: { sourceId: 'chat', order: 0 } },
             {
-              text: `the ${SECRET} vault code is 7741`,
+              // The handle makes the secret an entity too (RFC 0013): its row must go as well.
+              text: `the ${SECRET} vault code is 7741, ask @${SECRET}`,
               kind: 'fact',
               sources: [{ sourceId: `${SECRET}-chat`, locator: SECRET }],
               position: { sourceId: `chat`, order: 1 },
@@ -103,10 +104,20 @@ function describePurgeLeavesNoRow(name: string, open: () => Promise<Backend>, cl
       for (const needle of needles)
         for (const table of Object.keys(await rowsContaining(db, needle))) before.add(table);
       expect([...before]).toEqual(
-        expect.arrayContaining(['pc_entry_versions', 'pc_lexical_postings', 'pc_idempotency_keys']),
+        expect.arrayContaining([
+          'pc_entry_versions',
+          'pc_lexical_postings',
+          'pc_idempotency_keys',
+          'pc_entities',
+        ]),
       );
       expect(Object.keys(await rowsContaining(db, versionIds[0]!))).toEqual(
-        expect.arrayContaining(['pc_entry_versions', 'pc_lexical_projections', 'pc_embeddings']),
+        expect.arrayContaining([
+          'pc_entry_versions',
+          'pc_lexical_projections',
+          'pc_embeddings',
+          'pc_entities',
+        ]),
       );
 
       const purged = await service.purge(
@@ -165,6 +176,10 @@ function describePurgeLeavesNoRow(name: string, open: () => Promise<Backend>, cl
       expect(kept[0]).toMatchObject({ ...counted[0], length: expect.closeTo(counted[0]!.length!, 9) });
       expect(counted[0]).toMatchObject({ projections: 2, active: 2 });
       expect((await service.search(scopeId, { query: `${SECRET} vault`, mode: 'fts' })).hits).toEqual([]);
+      for (let revision = 1; revision <= purged.memory.revision; revision += 1) {
+        const found = await store.entitySearch({ scopeId, revision, entities: [`@${SECRET}`], limit: 10 });
+        expect(found.candidates, `entities at revision ${revision}`).toEqual([]);
+      }
       // The neighbours still find each other at every revision, through their own and each other's words.
       for (let revision = 1; revision <= purged.memory.revision; revision += 1) {
         const { candidates } = await store.lexicalSearch({

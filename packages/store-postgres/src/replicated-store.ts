@@ -30,6 +30,8 @@ const REPLICA_READS = new Set<string>([
   'explainLexicalMatches',
   'vectorSearch',
   'vectorIndexState',
+  'entitySearch',
+  'entityNeighbours',
   'lexicalProjectionState',
 ]);
 

@@ -14,6 +14,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { ActiveEntryCounts } from './active-entries.js';
 import type { Database } from './database.js';
 import { type EmbeddingProfiles, insertEmbeddings } from './embedding-profiles.js';
+import { insertEntities } from './entity-index.js';
 import { entryAt, findActiveByHash, lockHead } from './entry-reads.js';
 import { ENTRY_VERSION_COLUMNS, type EntryVersionRow, toEntryVersion } from './entry-version-row.js';
 import { insertIdempotencyRecord } from './idempotency-records.js';
@@ -167,6 +168,7 @@ export class RevisionWrites {
         SELECT CASE WHEN r.state = 'active' THEN ${this.#analyzed(sql`r.text`)} ELSE ''::tsvector END AS search_vector
       ) d
       RETURNING ${ENTRY_VERSION_COLUMNS}`.execute(trx);
+    await insertEntities(trx, scopeId, versions);
     if (superseded.length > 0) {
       await trx
         .updateTable('pc_lexical_projections')

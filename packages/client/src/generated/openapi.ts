@@ -1805,6 +1805,8 @@ export interface components {
       /** @enum {string} */
       api_version: 'v1';
       search_modes: ('auto' | 'fts' | 'vector' | 'hybrid')[];
+      /** @description The channels a search runs (those its mode allows), in fusion order: fts and vector, plus entity and graph when configured (RFC 0013). */
+      search_channels: ('fts' | 'vector' | 'entity' | 'graph')[];
       embedding_profile: {
         id: string;
         dimension: number;
@@ -2202,7 +2204,8 @@ export interface components {
       text: string;
       /** @description Fused Reciprocal Rank Fusion score. */
       score: number;
-      matched_by: ('fts' | 'vector')[];
+      /** @description The channels that found the hit: fts (full text) and vector, and, when the server runs them (POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS), entity (an entity the query names) and graph (an entry sharing a rare entity with those). */
+      matched_by: ('fts' | 'vector' | 'entity' | 'graph')[];
     };
     /** @description Only when the request asked for explain: "redacted". */
     SearchExplain: {
@@ -2259,11 +2262,15 @@ export interface components {
         channel_ranks: {
           fts?: number;
           vector?: number;
+          entity?: number;
+          graph?: number;
         };
         /** @description 1 / (k + rank) per channel; null under a retrieval policy other than RRF. */
         rrf_contributions: {
           fts?: number;
           vector?: number;
+          entity?: number;
+          graph?: number;
         } | null;
         /** @description Whether the reranker chose this hit; null when no reranker ran. */
         reranker_selected: boolean | null;

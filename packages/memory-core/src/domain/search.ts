@@ -10,7 +10,14 @@ export const SEARCH_LIMIT_DEFAULT = 10;
 
 export type SearchModeRequest = 'auto' | 'fts' | 'vector' | 'hybrid';
 export type SearchMode = 'fts' | 'vector' | 'hybrid';
-export type Channel = 'fts' | 'vector';
+/**
+ * The name of a search channel (RFC 0013): `fts` (BM25 over the lexical index) and `vector` (cosine over
+ * the embeddings) by default, `entity` and `graph` when configured, or any name an application gives a
+ * channel of its own. Names are what `matchedBy`, `channelRanks` and the explain report.
+ */
+export type ChannelName = 'fts' | 'vector' | 'entity' | 'graph' | (string & {});
+/** The name of a search channel; kept for the two-channel days, when it was `'fts' | 'vector'`. */
+export type Channel = ChannelName;
 
 export const searchRequestSchema = z.strictObject({
   query: storableText('query', 1, 1_000_000)
@@ -41,8 +48,10 @@ export interface ChannelCandidate {
   entryId: string;
   entryVersionId: string;
   rank: number;
-  /** BM25 score for fts, cosine similarity for vector. */
+  /** The channel's own score: BM25 for fts, cosine similarity for vector, summed IDF for entity and graph. */
   score: number;
+  /** Distinct query terms the candidate matched, for channels that match terms (lexemes, entities). */
+  matchedTerms?: number;
 }
 
 export interface LexicalCandidate extends ChannelCandidate {
@@ -54,11 +63,12 @@ export interface LexicalCandidate extends ChannelCandidate {
 export interface FusedRanking {
   /** Fused score (RRF under the shipped policies). */
   score: number;
-  matchedBy: Channel[];
-  channelRanks: Partial<Record<Channel, number>>;
-  channelScores: Partial<Record<Channel, number>>;
+  /** The channels that found the candidate, in the policy's fusion order. */
+  matchedBy: ChannelName[];
+  channelRanks: Partial<Record<ChannelName, number>>;
+  channelScores: Partial<Record<ChannelName, number>>;
   /** What each channel added to `score`, when the policy's fusion is a sum over channels (RRF). */
-  channelContributions?: Partial<Record<Channel, number>>;
+  channelContributions?: Partial<Record<ChannelName, number>>;
 }
 
 /** A candidate after fusion, in fused order: its identity and its ranking, not yet its content. */
@@ -91,6 +101,17 @@ export interface LexicalMatchSources {
   ownTerms: string[];
   /** Matched terms that only the neighbour context brought into the entry's projection. */
   contextTerms: string[];
+}
+
+/** Which query terms each asked version matched, from the lexical index (RFC 0007, "Explain"). */
+export interface LexicalMatchReport {
+  /** The query's distinct terms after the store's analysis, in order of first appearance. */
+  queryTerms: string[];
+  /**
+   * Per asked entry version with a lexical projection visible at the revision: the query terms the
+   * projection holds, split into the entry's own and its neighbours' (in `queryTerms` order).
+   */
+  matches: Map<string, LexicalMatchSources>;
 }
 
 export interface SearchFallback {

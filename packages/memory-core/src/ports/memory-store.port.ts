@@ -12,7 +12,7 @@ import type {
   RevisionOperation,
   VersionOperation,
 } from '../domain/purge.js';
-import type { ChannelCandidate, LexicalCandidate, LexicalMatchSources } from '../domain/search.js';
+import type { ChannelCandidate, LexicalCandidate, LexicalMatchReport } from '../domain/search.js';
 import type { EmbeddingProfile } from './embedder.port.js';
 import type { Bm25Parameters } from './retrieval-policy.port.js';
 
@@ -152,21 +152,52 @@ export interface LexicalMatchQuery {
   entryVersionIds: readonly string[];
 }
 
-export interface LexicalMatchReport {
-  /** The query's distinct terms after the store's analysis, in order of first appearance. */
-  queryTerms: string[];
-  /**
-   * Per asked entry version with a lexical projection visible at the revision: the query terms the
-   * projection holds, split into the entry's own and its neighbours' (in `queryTerms` order).
-   */
-  matches: Map<string, LexicalMatchSources>;
-}
+export type { LexicalMatchReport };
 
 export interface VectorSearchQuery {
   scopeId: string;
   revision: number;
   profileId: string;
   vector: readonly number[];
+  limit: number;
+}
+
+/** The entity channel's read (RFC 0013): versions holding the query's entities at a revision. */
+export interface EntitySearchQuery {
+  scopeId: string;
+  revision: number;
+  /** The query's entities as `extractEntities` gives them (normalised, distinct). */
+  entities: readonly string[];
+  /**
+   * When set, a query entity counts only when at most max(2, floor(maxDocumentShare * N)) active versions
+   * at the revision hold it: a name most entries hold ranks nothing. Unset: every entity counts.
+   */
+  maxDocumentShare?: number;
+  limit: number;
+}
+
+export interface EntitySearchResult {
+  /** Active entries at the revision: the N of the entities' IDF. */
+  activeEntries: number;
+  /**
+   * The active versions live at the revision that hold any of the entities that count, best first:
+   * score = the sum, over those query entities a version holds (added in code-unit order of the entity), of
+   * ln(1 + (N - df + 0.5) / (df + 0.5)), where df counts the active versions at the revision holding
+   * the entity; ties by entry id, then entry version id. `matchedTerms` = the entities it holds.
+   */
+  candidates: ChannelCandidate[];
+}
+
+/** The graph channel's read (RFC 0013): versions linked to seed versions by shared rare entities. */
+export interface EntityNeighbourQuery {
+  scopeId: string;
+  revision: number;
+  /** The versions whose entities link (the entity channel's best); they are never returned. */
+  seedVersionIds: readonly string[];
+  /** Entities that do not link (the query's own: the entity channel finds their holders already). */
+  excludedEntities: readonly string[];
+  /** Only entities held by at most this many active versions at the revision link (rare ones). */
+  maxDocumentFrequency: number;
   limit: number;
 }
 
@@ -244,6 +275,21 @@ export interface MemoryStore {
   /** The vector channel: cosine over the active versions live at the revision, best first, identities only. */
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]>;
   vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState>;
+  /**
+   * The entity channel (RFC 0013). A store keeps, for every active version it writes, the entities of
+   * its text (`extractEntities`, at write time), visible at exactly the revisions the version is live
+   * at (a superseded or forgotten version stops matching, older revisions still see it) and erased by
+   * a purge at every revision. Identities and scores only.
+   */
+  entitySearch(query: EntitySearchQuery): Promise<EntitySearchResult>;
+  /**
+   * The graph channel (RFC 0013): the active versions live at the revision, other than the seeds, that
+   * hold an entity some seed holds which is not excluded and which at most `maxDocumentFrequency` (and at
+   * least 2) active versions hold; best first by the sum of those shared entities' IDF (as in
+   * `entitySearch`, same order of addition), ties by entry id, then entry version id; `matchedTerms` = how
+   * many shared entities.
+   */
+  entityNeighbours(query: EntityNeighbourQuery): Promise<ChannelCandidate[]>;
   /**
    * Optional: `head` and `vectorIndexState` at that head in one consistent read (one round trip on a
    * database). Must answer exactly what the two calls would; a store without it gets the two calls.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { resolveSearchChannels } from '../channels/search-channels.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { contentHash } from '../domain/content-hash.js';
 import { changesCursorSchema, decodeCursor, encodeCursor, entriesCursorSchema } from '../domain/cursor.js';
@@ -36,7 +37,7 @@ import {
   listChangesRequestSchema,
   listEntriesRequestSchema,
 } from '../domain/read-requests.js';
-import type { SearchMemoryRequest, SearchResult } from '../domain/search.js';
+import type { ChannelName, SearchMemoryRequest, SearchResult } from '../domain/search.js';
 import { scopeIdSchema } from '../domain/text-rules.js';
 import { EntryPurgedError } from '../errors/entry-purged-error.js';
 import { InvalidCitationError } from '../errors/invalid-citation-error.js';
@@ -52,6 +53,7 @@ import type {
   RevisionChange,
 } from '../ports/memory-store.port.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
+import type { SearchChannel } from '../ports/search-channel.port.js';
 import type { SearchObserver } from '../ports/search-observer.port.js';
 import type { WriteAdvice, WriteAdvisor } from '../ports/write-advisor.port.js';
 import type { RerankStage } from '../rerank/rerank-stage.js';
@@ -76,6 +78,13 @@ export interface MemoryServiceOptions {
   store: MemoryStore;
   embedder: Embedder;
   retrievalPolicy: RetrievalPolicy;
+  /**
+   * Search channels of the application's own (RFC 0013), beside the store's built-in ones (`fts`,
+   * `vector`, `entity`, `graph`); one named like a built-in replaces it. The policy's `channels` decides
+   * which of them run: the service refuses a channel the policy does not fuse, and a name the policy
+   * fuses that no channel implements.
+   */
+  searchChannels?: readonly SearchChannel[];
   logger?: Logger;
   /** Total attempts of a write whose compare-and-swap lost to another process. Default 3. */
   maxWriteAttempts?: number;
@@ -158,6 +167,7 @@ export class MemoryService {
   readonly #store: MemoryStore;
   readonly #embedder: Embedder;
   readonly #policy: RetrievalPolicy;
+  readonly #channels: ReadonlyMap<ChannelName, SearchChannel>;
   readonly #logger: Logger;
   readonly #maxWriteAttempts: number;
   readonly #locks = new KeyedMutex();
@@ -170,6 +180,7 @@ export class MemoryService {
     this.#store = options.store;
     this.#embedder = options.embedder;
     this.#policy = options.retrievalPolicy;
+    this.#channels = resolveSearchChannels(options.store, options.retrievalPolicy, options.searchChannels);
     this.#logger = options.logger ?? noopLogger;
     this.#maxWriteAttempts = options.maxWriteAttempts ?? 3;
     this.#rerankStage = options.rerankStage;
@@ -192,6 +203,11 @@ export class MemoryService {
 
   get retrievalPolicy() {
     return this.#policy;
+  }
+
+  /** The channels a search runs (those its mode allows), in the policy's fusion order. */
+  get searchChannels(): SearchChannel[] {
+    return [...this.#channels.values()];
   }
 
   get #projection() {
@@ -608,6 +624,7 @@ export class MemoryService {
         store: this.#store,
         embedder: this.#embedder,
         policy: this.#policy,
+        channels: this.#channels,
         logger: this.#logger,
         rerankStage: this.#rerankStage,
         observer: this.#observer,

@@ -1,8 +1,8 @@
 import type { MemoryRef } from '../domain/memory-ref.js';
 import { parseInput } from '../domain/parse-input.js';
-import { lexicalQueryOf } from '../domain/query-normalization.js';
 import {
   type ChannelCandidate,
+  type ChannelName,
   type FusedCandidate,
   type LexicalAdmissionFallback,
   type MemoryHit,
@@ -19,6 +19,7 @@ import type { Embedder } from '../ports/embedder.port.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { MemoryStore } from '../ports/memory-store.port.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
+import type { ChannelQuery, ChannelResult, SearchChannel } from '../ports/search-channel.port.js';
 import type { SearchObserver } from '../ports/search-observer.port.js';
 import type { RerankStage } from '../rerank/rerank-stage.js';
 
@@ -26,6 +27,8 @@ export interface SearchDependencies {
   store: MemoryStore;
   embedder: Embedder;
   policy: RetrievalPolicy;
+  /** The channels the policy fuses, by name, in its fusion order (see resolveSearchChannels). */
+  channels: ReadonlyMap<ChannelName, SearchChannel>;
   logger: Logger;
   rerankStage?: RerankStage | undefined;
   observer?: SearchObserver | undefined;
@@ -43,8 +46,8 @@ export interface SearchOptions {
 }
 
 /**
- * RFC 0080's search. Steps 1-5, the coarse path: normalize, choose the mode by capability, fetch each
- * channel within the scope at one head revision, admit, fuse. Steps 6-8 when a reranker is configured:
+ * RFC 0080's search. Steps 1-5, the coarse path: normalize, choose the mode by capability, run each
+ * channel the mode allows within the scope at one head revision (RFC 0013), admit, fuse. Steps 6-8 when a reranker is configured:
  * rerank the non-empty pool, resolve the selected ranks to the original hits, return them with a trace.
  */
 export async function searchMemory(
@@ -128,46 +131,37 @@ async function runSearch(
     }
   }
 
-  const lexicalQuery = lexicalQueryOf(query);
-  const [lexical, vector] = await Promise.all([
-    mode === 'vector'
-      ? undefined
-      : deps.store.lexicalSearch({
-          ...snapshot,
-          query: lexicalQuery,
-          limit: fetchLimit,
-          bm25: deps.policy.bm25,
-        }),
-    queryVector
-      ? deps.store.vectorSearch({
-          ...snapshot,
-          profileId: profile.id,
-          vector: queryVector,
-          limit: fetchLimit,
-        })
-      : undefined,
-  ]);
+  // The channels the mode allows, all at revision R, in parallel; each admitted by the policy by name.
+  const channelQuery: ChannelQuery = {
+    ...snapshot,
+    text: query,
+    limit: fetchLimit,
+    ...(queryVector ? { embedding: { profile, vector: queryVector } } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const running = [...deps.channels.values()].filter((channel) => runsIn(mode, channel));
+  const results = await Promise.all(running.map((channel) => channel.search(channelQuery)));
+  const admitted: Partial<Record<ChannelName, ChannelCandidate[]>> = {};
+  running.forEach((channel, index) => {
+    admitted[channel.name] = deps.policy.admit(channel.name, results[index]!);
+  });
 
-  const channels: { fts?: ChannelCandidate[]; vector?: ChannelCandidate[] } = {};
-  if (lexical) channels.fts = deps.policy.admitLexical(lexical.candidates, lexical.queryTermCount);
-  if (vector) channels.vector = deps.policy.admitVector(vector, profile.minCosine);
-
-  let kept = deps.policy.fuse(channels, coarseLimit);
+  let kept = deps.policy.fuse(admitted, coarseLimit);
   // The admission rule is a ranking preference, not a reason to answer nothing: when it left no hit
   // at all but some entry matches a query term, those matches are the answer, and the result says so.
   let lexicalFallback: LexicalAdmissionFallback | undefined;
-  if (kept.length === 0 && lexical && lexical.candidates.length > 0 && deps.policy.admitLexicalFallback) {
-    const below = deps.policy.admitLexicalFallback(lexical.candidates, lexical.queryTermCount);
-    kept = deps.policy.fuse({ fts: below }, coarseLimit);
+  const fallbacks = kept.length === 0 ? admissionFallbacks(deps.policy, running, results) : undefined;
+  if (fallbacks) {
+    kept = deps.policy.fuse(fallbacks.lists, coarseLimit);
     if (kept.length > 0) {
       lexicalFallback = {
         reason: 'no_candidate_met_term_threshold',
-        queryTermCount: lexical.queryTermCount,
+        queryTermCount: fallbacks.queryTermCount,
         admitted: kept.length,
       };
       deps.logger.info('memory.search.lexical_admission_fallback', {
         scopeId,
-        queryTermCount: lexical.queryTermCount,
+        queryTermCount: fallbacks.queryTermCount,
         admitted: kept.length,
       });
     }
@@ -180,10 +174,9 @@ async function runSearch(
     ...(fallback ? { fallback } : {}),
     ...(lexicalFallback ? { lexicalFallback } : {}),
   };
+  const explainer = running.find((channel) => channel.explainTerms);
   const explained = (result: SearchResult) =>
-    options.explain && lexical
-      ? explainLexicalMatches(deps.store, { ...snapshot, query: lexicalQuery }, result)
-      : result;
+    options.explain && explainer ? explainTerms(explainer, channelQuery, result) : result;
   if (!stage || coarse.length === 0) return explained({ ...base, hits: coarse.slice(0, limit) });
 
   const { hits, trace } = await stage.run(query, coarse, limit, {
@@ -226,19 +219,51 @@ async function readHits(
 }
 
 /**
- * The returned hits with the sources of their lexical match, read from the store at the search's
- * revision with the query the lexical channel searched (RFC 0007, "Explain"). A hit the lexical channel
- * did not find (a vector-only hit) gets empty lists: none of the query terms is in its projection.
+ * Whether a channel runs in a mode: `fts` runs the text channels, `vector` the embedding channels,
+ * `hybrid` all of them.
  */
-async function explainLexicalMatches(
-  store: MemoryStore,
-  at: { scopeId: string; revision: number; query: string },
+function runsIn(mode: SearchMode, channel: SearchChannel): boolean {
+  return mode === 'hybrid' || (mode === 'fts' ? channel.needs === 'text' : channel.needs === 'embedding');
+}
+
+/**
+ * What the channels' admission turned away that the policy still offers when nothing was admitted:
+ * per channel that offers some, its list; and the query term count of the first of them (in fusion
+ * order), which the result reports. Undefined when no channel offers any.
+ */
+function admissionFallbacks(
+  policy: RetrievalPolicy,
+  running: readonly SearchChannel[],
+  results: readonly ChannelResult[],
+): { lists: Partial<Record<ChannelName, ChannelCandidate[]>>; queryTermCount: number } | undefined {
+  if (!policy.admitFallback) return undefined;
+  const lists: Partial<Record<ChannelName, ChannelCandidate[]>> = {};
+  let queryTermCount: number | undefined;
+  running.forEach((channel, index) => {
+    const result = results[index]!;
+    if (result.candidates.length === 0) return;
+    const below = policy.admitFallback!(channel.name, result);
+    if (!below) return;
+    lists[channel.name] = below;
+    queryTermCount ??= result.queryTermCount ?? 0;
+  });
+  return queryTermCount === undefined ? undefined : { lists, queryTermCount };
+}
+
+/**
+ * The returned hits with the sources of their lexical match, read at the search's revision by the
+ * channel that explains terms (the lexical channel, RFC 0007, "Explain"). A hit that channel did not
+ * find (a vector-only hit) gets empty lists: none of the query terms is in its projection.
+ */
+async function explainTerms(
+  channel: SearchChannel,
+  query: ChannelQuery,
   result: SearchResult,
 ): Promise<SearchResult> {
-  const report = await store.explainLexicalMatches({
-    ...at,
-    entryVersionIds: result.hits.map((hit) => hit.citation.entryVersionId),
-  });
+  const report = await channel.explainTerms!(
+    query,
+    result.hits.map((hit) => hit.citation.entryVersionId),
+  );
   return {
     ...result,
     lexicalQueryTerms: report.queryTerms,

@@ -1,6 +1,10 @@
 import { InMemoryMemoryStore } from './in-memory-store.js';
-import { describeMemoryStoreContract, describeSearchContract } from './index.js';
-import { minimalRrfPolicy } from './minimal-rrf-policy.js';
+import {
+  describeMemoryStoreContract,
+  describeSearchChannelsContract,
+  describeSearchContract,
+} from './index.js';
+import { createMinimalRrfPolicy, minimalRrfPolicy } from './minimal-rrf-policy.js';
 
 /** The in-memory fake proves itself against the same suites as the real adapters. */
 describeMemoryStoreContract('in-memory', { createStore: async () => new InMemoryMemoryStore() });
@@ -8,4 +12,9 @@ describeMemoryStoreContract('in-memory', { createStore: async () => new InMemory
 describeSearchContract('in-memory', {
   createStore: async () => new InMemoryMemoryStore(),
   retrievalPolicy: minimalRrfPolicy,
+});
+
+describeSearchChannelsContract('in-memory', {
+  createStore: async () => new InMemoryMemoryStore(),
+  retrievalPolicy: createMinimalRrfPolicy(['fts', 'vector', 'entity', 'graph']),
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { extractEntities } from '../domain/entities.js';
 import {
   type LexicalProjectionPolicy,
   type LexicalProjectionState,
@@ -20,6 +21,9 @@ import { RevisionConflictError } from '../errors/revision-conflict-error.js';
 import type { EmbeddingProfile } from '../ports/embedder.port.js';
 import type {
   EmbeddingToStore,
+  EntityNeighbourQuery,
+  EntitySearchQuery,
+  EntitySearchResult,
   IdempotencyRecord,
   LexicalMatchQuery,
   LexicalMatchReport,
@@ -37,6 +41,7 @@ import type {
   VersionOperation,
 } from '../ports/memory-store.port.js';
 import { KeyedMutex } from '../service/keyed-mutex.js';
+import { entityNeighbours, searchEntities } from './in-memory-entities.js';
 import { analyze, termFrequencies } from './simple-analyzer.js';
 
 interface StoredVersion {
@@ -46,6 +51,8 @@ interface StoredVersion {
   terms: Map<string, number>;
   length: number;
   vectors: Map<string, number[]>;
+  /** The entities of the text (RFC 0013), extracted at write time; none for an inactive version. */
+  entities: readonly string[];
 }
 
 /** What the lexical index holds for one entry version from revision `from` until `supersededAt`. */
@@ -264,6 +271,7 @@ export class InMemoryMemoryStore implements MemoryStore {
         vectors: new Map(
           version.embedding ? [[version.embedding.profileId, [...version.embedding.vector]]] : [],
         ),
+        entities: version.state === 'active' ? extractEntities(version.text) : [],
       });
     }
     target.ref = pending.ref;
@@ -535,6 +543,20 @@ export class InMemoryMemoryStore implements MemoryStore {
         rank: index + 1,
         score: item.score,
       }));
+  }
+
+  async entitySearch(query: EntitySearchQuery): Promise<EntitySearchResult> {
+    return searchEntities(this.#entityHolders(query.scopeId, query.revision), query);
+  }
+
+  async entityNeighbours(query: EntityNeighbourQuery): Promise<ChannelCandidate[]> {
+    return entityNeighbours(this.#entityHolders(query.scopeId, query.revision), query);
+  }
+
+  #entityHolders(scopeId: string, revision: number) {
+    return this.#live(scopeId, revision)
+      .filter((stored) => stored.version.state === 'active')
+      .map((stored) => ({ version: stored.version, entities: stored.entities }));
   }
 
   async vectorIndexState(scopeId: string, revision: number, profileId: string): Promise<VectorIndexState> {

@@ -19,6 +19,7 @@ export {
 } from './embedder-conformance.js';
 export { createFakeEmbedder, type FakeEmbedderOptions } from './fake-embedder.js';
 export { InMemoryMemoryStore } from './in-memory-store.js';
+export { createMinimalRrfPolicy } from './minimal-rrf-policy.js';
 export { noSearchPolicy } from './no-search-policy.js';
 export {
   conformancePool,
@@ -34,6 +35,10 @@ export {
   type ScriptedReranker,
   type ScriptedRerankerOptions,
 } from './scripted-reranker.js';
+export {
+  describeSearchChannelsContract,
+  type SearchChannelsContractOptions,
+} from './search-channels-contract.js';
 export { describeSearchContract, type SearchContractOptions } from './search-contract.js';
 export {
   createRecordingSearchObserver,
@@ -46,3 +51,12 @@ export {
 } from './search-observer-conformance.js';
 export { foldAccents, foldableCharacters } from './simple-analyzer.js';
 export { describeMemoryStoreContract, type StoreContractOptions } from './store-contract.js';
+export {
+  describeTwoChannelParityContract,
+  type TwoChannelParityOptions,
+} from './two-channel-parity-contract.js';
+export {
+  type TwoChannelAnswer,
+  type TwoChannelParameters,
+  twoChannelCoarseSearch,
+} from './two-channel-reference.js';

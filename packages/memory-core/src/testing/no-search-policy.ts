@@ -10,8 +10,8 @@ export const noSearchPolicy: RetrievalPolicy = {
   id: 'test.no-search.v1',
   bm25: { k1: 1.2, b: 0.75, delta: 0 },
   lexicalProjection: PLAIN_LEXICAL_PROJECTION,
+  channels: [],
   channelFetchLimit: refuse,
-  admitLexical: refuse,
-  admitVector: refuse,
+  admit: refuse,
   fuse: refuse,
 };

@@ -6,6 +6,7 @@ import type { Embedder } from '../ports/embedder.port.js';
 import { noopLogger } from '../ports/logger.port.js';
 import type { MemoryStore, NewEntryVersion } from '../ports/memory-store.port.js';
 import { MemoryService } from '../service/memory-service.js';
+import { describeEntityIndexContract } from './entity-contract.js';
 import { createFakeEmbedder } from './fake-embedder.js';
 import { describeIdempotencyContract } from './idempotency-contract.js';
 import { noSearchPolicy } from './no-search-policy.js';
@@ -49,6 +50,7 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
     describeLexicalProjectionContract(() => store);
     describeIdempotencyContract(() => store);
     describePurgeContract(() => store);
+    describeEntityIndexContract(() => store);
 
     it('starts a scope at revision 1 and keeps one artifact id across revisions', async () => {
       const scopeId = scope();

@@ -7,6 +7,7 @@ import type {
   toPurgeTombstone,
   toSearchHit,
 } from '../http/wire.js';
+import { WIRE_CHANNELS } from '../http/wire-channels.js';
 
 type ArtifactRef = ReturnType<typeof toArtifactRef>;
 type WireEntry = ReturnType<typeof toEntryVersion>;
@@ -66,13 +67,13 @@ export function searchText(
 }
 
 function explainHitText(detail: Explain['hits'][number]): string {
-  const channels = (['fts', 'vector'] as const)
-    .filter((channel) => detail.channel_ranks[channel] !== undefined)
-    .map((channel) => {
+  const channels = WIRE_CHANNELS.filter((channel) => detail.channel_ranks[channel] !== undefined).map(
+    (channel) => {
       const contribution = detail.rrf_contributions?.[channel];
       const rrf = contribution === undefined ? '' : ` (rrf ${contribution.toFixed(4)})`;
       return `${channel} #${detail.channel_ranks[channel]}${rrf}`;
-    });
+    },
+  );
   const parts = [`coarse #${detail.coarse_rank}`, ...channels];
   if (detail.reranker_selected !== null)
     parts.push(detail.reranker_selected ? 'chosen by the reranker' : 'kept in coarse order');

@@ -1,4 +1,5 @@
-import type { Channel, MemoryHit, SearchResult } from '@powercontext/memory-core';
+import type { MemoryHit, SearchResult } from '@powercontext/memory-core';
+import { WIRE_CHANNELS, type WireChannel } from './wire-channels.js';
 
 /**
  * The redacted explain of one search (a project extension answering RFC 0080's open question). It
@@ -42,8 +43,10 @@ export function buildRedactedExplain(result: SearchResult, retrievalPolicyId: st
       return {
         entry_version_id: hit.citation.entryVersionId,
         coarse_rank: coarseRank,
-        channel_ranks: perChannel(hit, (rank) => rank),
-        rrf_contributions: hit.channelContributions ? { ...hit.channelContributions } : null,
+        channel_ranks: perChannel(hit.channelRanks, (rank) => rank),
+        rrf_contributions: hit.channelContributions
+          ? perChannel(hit.channelContributions, (contribution) => contribution)
+          : null,
         reranker_selected: trace ? rerankerChose && selected.has(coarseRank) : null,
         lexical: hit.lexicalMatch
           ? { own_terms: [...hit.lexicalMatch.ownTerms], context_terms: [...hit.lexicalMatch.contextTerms] }
@@ -53,11 +56,15 @@ export function buildRedactedExplain(result: SearchResult, retrievalPolicyId: st
   };
 }
 
-function perChannel(hit: MemoryHit, value: (rank: number) => number): Partial<Record<Channel, number>> {
-  const out: Partial<Record<Channel, number>> = {};
-  for (const channel of ['fts', 'vector'] as const) {
-    const rank = hit.channelRanks[channel];
-    if (rank !== undefined) out[channel] = value(rank);
+/** A per-channel figure of a hit for every channel the wire names, in their order (RFC 0013). */
+function perChannel(
+  figures: MemoryHit['channelRanks'],
+  value: (figure: number) => number,
+): Partial<Record<WireChannel, number>> {
+  const out: Partial<Record<WireChannel, number>> = {};
+  for (const channel of WIRE_CHANNELS) {
+    const figure = figures[channel];
+    if (figure !== undefined) out[channel] = value(figure);
   }
   return out;
 }

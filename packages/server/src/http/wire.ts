@@ -10,6 +10,7 @@ import type {
   RememberEntryInput,
   RevisionChange,
 } from '@powercontext/memory-core';
+import { isWireChannel } from './wire-channels.js';
 
 /** Runtime values (camelCase) to the JSON the API sends (snake_case). Field order is the schema's. */
 
@@ -132,7 +133,7 @@ export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {
     },
     text: hit.text,
     score: hit.score,
-    matched_by: [...hit.matchedBy],
+    matched_by: hit.matchedBy.filter(isWireChannel),
   };
 }
 

@@ -120,11 +120,14 @@ export interface EntryWrite {
   status: 'created' | 'duplicate' | 'unchanged';
 }
 
+/** The search channels the v1 wire names (RFC 0013). */
+export type Channel = 'fts' | 'vector' | 'entity' | 'graph';
+
 export interface SearchHit {
   citation: { memory_ref: ArtifactRef; entry_id: string; entry_version_id: string };
   text: string;
   score: number;
-  matched_by: ('fts' | 'vector')[];
+  matched_by: Channel[];
 }
 
 export interface SearchExplain {
@@ -142,8 +145,8 @@ export interface SearchExplain {
   hits: {
     entry_version_id: string;
     coarse_rank: number;
-    channel_ranks: { fts?: number; vector?: number };
-    rrf_contributions: { fts?: number; vector?: number } | null;
+    channel_ranks: Partial<Record<Channel, number>>;
+    rrf_contributions: Partial<Record<Channel, number>> | null;
     reranker_selected: boolean | null;
     lexical: { own_terms: string[]; context_terms: string[] } | null;
   }[];

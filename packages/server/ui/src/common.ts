@@ -111,7 +111,12 @@ export function stateWord(state: 'active' | 'inactive'): string {
   return state === 'active' ? 'active' : 'forgotten';
 }
 
-export const CHANNEL_WORDS: Record<string, string> = { fts: 'full-text', vector: 'vector' };
+export const CHANNEL_WORDS: Record<string, string> = {
+  fts: 'full-text',
+  vector: 'vector',
+  entity: 'entity',
+  graph: 'entity graph',
+};
 
 export function shortId(id: string): string {
   return id.slice(0, 8);

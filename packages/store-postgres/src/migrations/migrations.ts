@@ -1,4 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import type { Database } from '../database.js';
+import { backfillEntities } from '../entity-index.js';
 
 const MEMORY_MODEL_DDL = [
   `CREATE TABLE pc_settings (key text PRIMARY KEY, value text NOT NULL)`,
@@ -310,6 +312,21 @@ const RATE_LIMITS_DDL = [
 ];
 
 /**
+ * The entity index of the entity and graph channels (migration 0011, RFC 0013): the entities of each
+ * active version's text, looked up by (scope, entity) and deleted by version. Versions written before
+ * it get theirs from the migration's backfill.
+ */
+const ENTITIES_DDL = [
+  `CREATE TABLE pc_entities (
+  scope_id text NOT NULL,
+  entity text NOT NULL,
+  entry_version_id uuid NOT NULL REFERENCES pc_entry_versions (entry_version_id),
+  PRIMARY KEY (scope_id, entity, entry_version_id)
+)`,
+  `CREATE INDEX pc_entities_version ON pc_entities (entry_version_id)`,
+];
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -354,6 +371,12 @@ const migrations: Record<string, Migration> = {
   '0010_rate_limits': {
     async up(db: Kysely<unknown>) {
       for (const statement of RATE_LIMITS_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0011_entities': {
+    async up(db: Kysely<unknown>) {
+      for (const statement of ENTITIES_DDL) await sql.raw(statement).execute(db);
+      await backfillEntities(db as Kysely<Database>);
     },
   },
 };

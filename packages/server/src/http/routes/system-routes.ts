@@ -11,6 +11,7 @@ import {
   readyResponseSchema,
   scopesResponseSchema,
 } from '../schemas/system-schemas.js';
+import { isWireChannel } from '../wire-channels.js';
 import { jsonOk } from './json-body.js';
 import { requireRuntime } from './route-helpers.js';
 
@@ -105,6 +106,7 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
       {
         api_version: 'v1' as const,
         search_modes: [...capabilities.searchModes],
+        search_channels: capabilities.searchChannels.filter(isWireChannel),
         embedding_profile: {
           id: profile.id,
           dimension: profile.dimension,

@@ -1,12 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { QUERY_MAX_CHARS, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '@powercontext/memory-core';
+import { WIRE_CHANNELS, type WireChannel } from '../wire-channels.js';
 import { artifactRefSchema, minRevisionField, nullableArtifactRef, scopeIdField } from './common-schemas.js';
 
 const modeRequest = z.enum(['auto', 'fts', 'vector', 'hybrid'], {
   error: 'mode must be one of auto, fts, vector, hybrid',
 });
 const mode = z.enum(['fts', 'vector', 'hybrid']);
-const channel = z.enum(['fts', 'vector']);
+const channel = z.enum(WIRE_CHANNELS);
 
 export const searchRequestSchema = z
   .strictObject({
@@ -44,7 +45,10 @@ export const searchHitSchema = z
     }),
     text: z.string(),
     score: z.number().openapi({ description: 'Fused Reciprocal Rank Fusion score.' }),
-    matched_by: z.array(channel),
+    matched_by: z.array(channel).openapi({
+      description:
+        'The channels that found the hit: fts (full text) and vector, and, when the server runs them (POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS), entity (an entity the query names) and graph (an entry sharing a rare entity with those).',
+    }),
   })
   .openapi('SearchHit');
 
@@ -62,7 +66,12 @@ export const lexicalFallbackSchema = z.strictObject({
   admitted: z.int().min(1).openapi({ description: 'Coarse hits admitted by the fallback.' }),
 });
 
-const channelNumbers = z.strictObject({ fts: z.number().optional(), vector: z.number().optional() });
+const channelNumbers = z.strictObject(
+  Object.fromEntries(WIRE_CHANNELS.map((name) => [name, z.number().optional()])) as Record<
+    WireChannel,
+    z.ZodOptional<z.ZodNumber>
+  >,
+);
 
 export const searchExplainSchema = z
   .strictObject({

@@ -1,10 +1,15 @@
 import { z } from '@hono/zod-openapi';
 import { PERMISSIONS } from '../../auth/principal.js';
+import { WIRE_CHANNELS } from '../wire-channels.js';
 
 export const capabilitiesResponseSchema = z
   .object({
     api_version: z.literal('v1'),
     search_modes: z.array(z.enum(['auto', 'fts', 'vector', 'hybrid'])),
+    search_channels: z.array(z.enum(WIRE_CHANNELS)).openapi({
+      description:
+        'The channels a search runs (those its mode allows), in fusion order: fts and vector, plus entity and graph when configured (RFC 0013).',
+    }),
     embedding_profile: z.object({
       id: z.string(),
       dimension: z.int(),
