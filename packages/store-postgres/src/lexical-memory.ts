@@ -7,6 +7,7 @@ import {
   documentFrequency,
   IdfTable,
   type LexicalIndexRow,
+  lexicalIndexBytes,
   lexicalIndexOf,
   type ScopeLexicalIndex,
   scoreLexicalIndex,
@@ -180,6 +181,18 @@ export class LexicalMemory {
    */
   async #read(scopeId: string, revision: number, totalLength: number): Promise<void> {
     try {
+      // First a count of the scope's postings (its key's prefix; superseded ones included, so it can
+      // only overstate): a scope whose postings alone exceed the share is refused without the read's
+      // aggregation, which at 880,000 postings kept the database's cores busy for seconds.
+      const [counted] = await executePrepared(
+        this.#db,
+        sql<{ postings: number }>`
+        SELECT count(*)::float8 AS postings FROM pc_lexical_postings l WHERE l.scope_id = ${scopeId}`,
+      );
+      if (lexicalIndexBytes(0, 0, 0, Number(counted?.postings ?? 0)) > this.#cache.maxIndexBytes) {
+        this.#refuse(scopeId, totalLength);
+        return;
+      }
       // Without table statistics (a new scope, PGlite) the planner would join the scope's postings to
       // its projections in a nested loop (minutes at 10,000 entries); hash joins and hash aggregates
       // are forced for this one read, with the memory they need.
@@ -191,9 +204,7 @@ export class LexicalMemory {
       });
       if (this.#closed()) return;
       if (rows.some((row) => row.kind === 'stats' && row.ord === -1)) {
-        if (this.#tooLarge.size >= 10_000) this.#tooLarge.clear();
-        this.#tooLarge.set(scopeId, totalLength);
-        this.#cache.refused(scopeId);
+        this.#refuse(scopeId, totalLength);
         return;
       }
       const index = await lexicalIndexOf(scopeId, revision, rows, this.#idfs, this.#cache.maxIndexBytes);
@@ -203,6 +214,13 @@ export class LexicalMemory {
     } catch {
       this.#cache.readFailed(scopeId);
     }
+  }
+
+  /** The scope's index is over its share: not read again until the scope is smaller than now. */
+  #refuse(scopeId: string, totalLength: number): void {
+    if (this.#tooLarge.size >= 10_000) this.#tooLarge.clear();
+    this.#tooLarge.set(scopeId, totalLength);
+    this.#cache.refused(scopeId);
   }
 }
 
