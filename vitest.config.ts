@@ -3,7 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts'],
+    // From the root (`pnpm test:watch`, `pnpm exec vitest run <file>`, test:node-versions) every package's
+    // tests; from a package's folder, where its `test` script runs this config (turbo.json), its own.
+    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
