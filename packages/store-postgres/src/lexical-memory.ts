@@ -14,7 +14,7 @@ import {
 } from './lexical-index.js';
 import type { LexicalIndexCache } from './lexical-index-cache.js';
 import { executePrepared } from './prepared.js';
-import type { BackgroundReads } from './scope-index-cache.js';
+import { type BackgroundReads, CatchUps } from './scope-index-cache.js';
 import { type Analyze, purgeMarkOf } from './store-sql.js';
 
 /**
@@ -29,7 +29,7 @@ export class LexicalMemory {
   readonly #closed: () => boolean;
   readonly #idfs = new IdfTable();
   /** Catch-ups in flight, by scope: searches of the same scope wait for the one read. */
-  readonly #catchUps = new Map<string, Promise<void>>();
+  readonly #catchUps = new CatchUps();
   /** Scopes whose index was over its share of the budget, with their total length then (bounded). */
   readonly #tooLarge = new Map<string, number>();
 
@@ -51,29 +51,13 @@ export class LexicalMemory {
 
   /** The answer from memory at exactly the query's revision, or undefined (the statement answers). */
   async answer(query: LexicalSearchQuery): Promise<LexicalSearchResult | undefined> {
-    const index = await this.#indexAt(query.scopeId, query.revision);
+    const { scopeId, revision } = query;
+    const index = await this.#catchUps.indexAt(scopeId, revision, {
+      lookup: () => this.#cache.lookup(scopeId, revision),
+      latest: () => this.#cache.latest(scopeId),
+      catchUp: (held) => this.#catchUp(held, revision),
+    });
     return index && this.#search(index, query);
-  }
-
-  /**
-   * The scope's index at `revision`: the one held there, or the one held at an older revision moved
-   * forward by the delta (one read per scope at a time). Undefined when none is held at or before it.
-   */
-  async #indexAt(scopeId: string, revision: number): Promise<ScopeLexicalIndex | undefined> {
-    const exact = this.#cache.lookup(scopeId, revision);
-    if (exact) return exact;
-    for (let attempts = 0; attempts < 3; attempts++) {
-      const held = this.#cache.latest(scopeId);
-      if (!held || held.revision > revision) return undefined;
-      if (held.revision === revision) return this.#cache.lookup(scopeId, revision);
-      let pending = this.#catchUps.get(scopeId);
-      if (!pending) {
-        pending = this.#catchUp(held, revision).finally(() => this.#catchUps.delete(scopeId));
-        this.#catchUps.set(scopeId, pending);
-      }
-      await pending;
-    }
-    return undefined;
   }
 
   /**

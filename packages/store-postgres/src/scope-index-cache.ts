@@ -249,3 +249,46 @@ export class BackgroundReads {
     this.#running -= 1;
   }
 }
+
+/** How `CatchUps.indexAt` reaches one key's index in its cache. */
+export interface HeldIndex<T extends { revision: number }> {
+  /** The index at exactly the revision asked for, if held (a use). */
+  lookup(): T | undefined;
+  /** The index at whatever revision it holds (not a use). */
+  latest(): T | undefined;
+  /** Moves `held` forward to the revision asked for, or drops it. */
+  catchUp(held: T): Promise<void>;
+}
+
+/**
+ * The catch-ups of a cache's indexes in flight, one per key: the searches of a key that find its index
+ * behind their revision wait for the one delta read (RFC 0002, "Indexes that follow writes").
+ */
+export class CatchUps {
+  readonly #pending = new Map<string, Promise<void>>();
+
+  /**
+   * The key's index at the revision: the one held there, or the one held at an older revision moved
+   * forward. Undefined when none is held at or before it, or it could not follow.
+   */
+  async indexAt<T extends { revision: number }>(
+    key: string,
+    revision: number,
+    index: HeldIndex<T>,
+  ): Promise<T | undefined> {
+    const exact = index.lookup();
+    if (exact) return exact;
+    for (let attempts = 0; attempts < 3; attempts++) {
+      const held = index.latest();
+      if (!held || held.revision > revision) return undefined;
+      if (held.revision === revision) return index.lookup();
+      let pending = this.#pending.get(key);
+      if (!pending) {
+        pending = index.catchUp(held).finally(() => this.#pending.delete(key));
+        this.#pending.set(key, pending);
+      }
+      await pending;
+    }
+    return undefined;
+  }
+}

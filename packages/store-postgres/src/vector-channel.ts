@@ -5,7 +5,7 @@ import type { Database } from './database.js';
 import type { EmbeddingProfiles } from './embedding-profiles.js';
 import { liveAt, visibleAt } from './entry-version-row.js';
 import { executePrepared } from './prepared.js';
-import type { BackgroundReads } from './scope-index-cache.js';
+import { type BackgroundReads, CatchUps } from './scope-index-cache.js';
 import { type CandidateRow, purgeMarkOf } from './store-sql.js';
 import {
   isSparseQuery,
@@ -43,7 +43,7 @@ export class VectorChannel {
   readonly #closed: () => boolean;
   readonly #reads: BackgroundReads;
   /** Catch-ups in flight, by (scope, profile): searches of the same pair wait for the one read. */
-  readonly #catchUps = new Map<string, Promise<void>>();
+  readonly #catchUps = new CatchUps();
 
   constructor(options: VectorChannelOptions) {
     this.#db = options.db;
@@ -60,7 +60,14 @@ export class VectorChannel {
       (await this.#liveEntries(query.scopeId, query.revision)) <= this.#profiles.exactVectorScanLimit;
     if (!exact) return toChannelCandidates((await hnswVectorSearch(query).execute(this.#db)).rows);
     const cache = query.limit > 0 && isSparseQuery(query.vector) ? this.#vectorIndexes : undefined;
-    const held = cache && (await this.#indexAt(cache, query.scopeId, query.profileId, query.revision));
+    const { scopeId, profileId, revision } = query;
+    const held =
+      cache &&
+      (await this.#catchUps.indexAt(`${scopeId}\u0000${profileId}`, revision, {
+        lookup: () => cache.lookup(scopeId, profileId, revision),
+        latest: () => cache.latest(scopeId, profileId),
+        catchUp: (index) => this.#catchUp(cache, index, revision),
+      }));
     if (held) {
       const answer = await this.#vectorSearchInMemory(held, query);
       if (answer) return answer;
@@ -123,34 +130,6 @@ export class VectorChannel {
         entry_id === null || entry_version_id === null ? [] : [{ entry_id, entry_version_id, cosine }],
       ),
     );
-  }
-
-  /**
-   * The pair's index at `revision`: the one held there, or the one held at an older revision moved
-   * forward by the revisions' delta (one read per pair at a time). Undefined when none is held at or
-   * before it, or it could not follow.
-   */
-  async #indexAt(
-    cache: VectorIndexCache,
-    scopeId: string,
-    profileId: string,
-    revision: number,
-  ): Promise<ScopeVectorIndex | undefined> {
-    const exact = cache.lookup(scopeId, profileId, revision);
-    if (exact) return exact;
-    const key = `${scopeId}\u0000${profileId}`;
-    for (let attempts = 0; attempts < 3; attempts++) {
-      const held = cache.latest(scopeId, profileId);
-      if (!held || held.revision > revision) return undefined;
-      if (held.revision === revision) return cache.lookup(scopeId, profileId, revision);
-      let pending = this.#catchUps.get(key);
-      if (!pending) {
-        pending = this.#catchUp(cache, held, revision).finally(() => this.#catchUps.delete(key));
-        this.#catchUps.set(key, pending);
-      }
-      await pending;
-    }
-    return undefined;
   }
 
   /** Moves the held index forward to `revision` by one delta read, or drops it (see applyVectorDelta). */
