@@ -56,6 +56,7 @@ const DI_OWNERS = ['runtime'];
 // and may also use workspace packages the package lists as devDependencies (the layer-* rules skip them).
 const TEST_FILES = [
   '\\.(test|spec)\\.[^/]*$', // x.test.ts, x.integration.test.ts, x.test.helper.ts
+  '\\.bench\\.[^/]*$', // x.bench.ts (`vitest bench`)
   '^(packages|apps)/[^/]+/src/(test|tests|__tests__|testing-support)/',
   '(^|/)vitest\\.config\\.[cm]?[jt]s$',
 ];

@@ -26,6 +26,15 @@ function ingestBlocks(report: ScaleReport): string[] {
         '',
       );
     }
+    for (const store of measuredStores(size)) {
+      const small = store.small_scope_writes;
+      if (!small) continue;
+      lines.push(
+        `Remember of one entry into a small scope while another scope holds ${count(small.large_scope_entries)} entries (${store.store}): ` +
+          `p50 ${ms(small.p50_ms)} ms, p95 ${ms(small.p95_ms)} ms over ${small.remembers} calls.`,
+        '',
+      );
+    }
   }
   return lines;
 }
@@ -147,25 +156,81 @@ function writesTable(report: ScaleReport): string[] {
   return rows === 0 ? ['Not measured in this run.'] : lines;
 }
 
+function filteredTable(report: ScaleReport): string[] {
+  const lines = [
+    '| entries | scopes | store | filter | keeps | p50 / p95 ms | unfiltered p50 ms | ratio | hits per search |',
+    '|---:|---:|---|---|---:|---:|---:|---:|---:|',
+  ];
+  let rows = 0;
+  for (const size of report.sizes) {
+    for (const store of measuredStores(size)) {
+      const filtered = store.filtered_searches;
+      if (!filtered) continue;
+      for (const row of filtered.rows) {
+        rows++;
+        lines.push(
+          `| ${count(size.entries)} | ${size.scopes} | ${store.store} | ${row.filter} | ${row.kept_share * 100}% | ` +
+            `${ms(row.p50_ms)} / ${ms(row.p95_ms)} | ${ms(filtered.unfiltered_p50_ms)} | ${row.ratio_p50.toFixed(2)} | ${row.mean_hits} |`,
+        );
+      }
+    }
+  }
+  return rows === 0 ? ['Not measured in this run.'] : lines;
+}
+
 function throughputTable(report: ScaleReport): string[] {
   const levels = report.config.concurrency;
   const lines = [
-    `| entries | store | mode | ${levels.map((clients) => `${clients} client${clients === 1 ? '' : 's'}: searches/s (p50 / p95 ms)`).join(' | ')} |`,
+    `| entries | store | mode | ${levels.map((clients) => `${clients} client${clients === 1 ? '' : 's'}: searches/s (p50 / p95 ms; 503s)`).join(' | ')} |`,
     `|---:|---|---|${levels.map(() => '---:').join('|')}|`,
   ];
   for (const size of report.sizes) {
     for (const store of measuredStores(size)) {
-      for (const mode of SEARCH_MODES) {
+      const rows = [
+        ...SEARCH_MODES.map((mode) => ({ mode, label: mode, writes: false })),
+        { mode: 'hybrid' as const, label: 'hybrid, 1 write per 20', writes: true },
+      ];
+      for (const row of rows) {
         const cells = levels.map((clients) => {
-          const run = store.throughput.find((item) => item.mode === mode && item.clients === clients);
-          return run ? `${rate(run.searches_per_second)} (${p50p95(run)})` : DASH;
+          const run = store.throughput.find(
+            (item) =>
+              item.mode === row.mode &&
+              item.clients === clients &&
+              (item.writes_every !== undefined) === row.writes,
+          );
+          return run ? `${rate(run.searches_per_second)} (${p50p95(run)}; ${run.unavailable})` : DASH;
         });
-        lines.push(`| ${count(size.entries)} | ${store.store} | ${mode} | ${cells.join(' | ')} |`);
+        if (row.writes && cells.every((cell) => cell === DASH)) continue;
+        lines.push(`| ${count(size.entries)} | ${store.store} | ${row.label} | ${cells.join(' | ')} |`);
       }
     }
   }
   return lines;
 }
+
+/** Per throughput run: how many channel answers came from memory, and the benchmark process's CPU. */
+function throughputNotes(report: ScaleReport): string[] {
+  const lines: string[] = [];
+  for (const size of report.sizes) {
+    for (const store of measuredStores(size)) {
+      for (const run of store.throughput) {
+        if (run.lexical_from_memory === undefined || run.vector_from_memory === undefined) continue;
+        const writes = run.writes_every ? `, 1 write per ${run.writes_every}` : '';
+        const cpu =
+          run.client_cpu_share === undefined
+            ? ''
+            : `; the benchmark process used ${run.client_cpu_share} cores`;
+        lines.push(
+          `- ${count(size.entries)} ${store.store} ${run.mode}, ${run.clients} clients${writes}: ${run.searches} searches, ` +
+            `${run.lexical_from_memory} lexical and ${run.vector_from_memory} vector answers from memory${cpu}`,
+        );
+      }
+    }
+  }
+  return lines;
+}
+
+const withBlankAfter = (lines: string[]) => (lines.length > 0 ? [...lines, ''] : []);
 
 function rerankTable(report: ScaleReport): string[] {
   const lines = [
@@ -259,16 +324,28 @@ export function scaleMarkdown(report: ScaleReport): string {
     '',
     ...writesTable(report),
     '',
+    '## Filtered search (one client, the first scope; RFC 0014)',
+    '',
+    'Hybrid searches with a filter keeping 1% and 50% of the scope (tags), interleaved query by query with the ' +
+      'same searches unfiltered; the ratio is the filtered p50 over the unfiltered p50 of the same run (target at most 1.5).',
+    '',
+    ...filteredTable(report),
+    '',
     '## Throughput (concurrent clients in one process)',
     '',
-    'Each level sends max(queries, 20 x clients) searches; searches/s is wall-clock throughput. PostgreSQL uses ' +
-      "the runtime's pool of 10 connections, and its latencies include the wait for a connection. PGlite has one " +
+    'Each level sends max(queries, 20 x clients) searches; searches/s is wall-clock throughput. In the row with ' +
+      "writes, one task in 20 remembers a new entry in its query's scope instead of searching (the searches meet " +
+      "new revisions, as an agent's do); searches/s and latencies count the searches. PostgreSQL uses " +
+      "the runtime's pool of 10 connections, and its latencies include the wait for a connection. The 503s are the " +
+      'searches and writes the store could not answer (store_unavailable, which the server answers 503 ' +
+      'database_unavailable); they are left out of searches/s. PGlite has one ' +
       'connection and answers without returning to the event loop, so concurrent searches in one process run one ' +
       "after another: its latencies are each search's own time, not the wait before it started; compare searches/s. " +
       "The peers search synchronously on the caller's thread, so they have no throughput runs.",
     '',
     ...throughputTable(report),
     '',
+    ...withBlankAfter(throughputNotes(report)),
     '## Rerank stage overhead (instant fake reranker, hybrid)',
     '',
     'The same queries through a runtime with `createRuntime({ reranker })`, a reranker that returns ranks ' +

@@ -16,6 +16,10 @@ function store(kind: 'pglite' | 'postgres'): StoreResult {
         mode,
         clients,
         searches: 200,
+        unavailable: clients === 8 ? 3 : 0,
+        ...(clients === 8
+          ? { lexical_from_memory: 150, vector_from_memory: 140, client_cpu_share: 0.75 }
+          : {}),
         seconds: 2,
         searches_per_second: clients * 50,
         p50_ms: 4,
@@ -150,7 +154,10 @@ describe('scaleMarkdown', () => {
     expect(markdown).toContain('| 1,000 | local embedder alone (1,000 texts) | 10000 | 0.1 | — | — |');
     expect(markdown).toContain('| 1,000 | powercontext pglite | hybrid | 3.13 | 6.25 | 9.38 | 3.75 | 9.50 |');
     expect(markdown).toContain('| 1,000 | minisearch | fts | 0.25 | 0.50 | 0.75 | 0.30 | 9.50 |');
-    expect(markdown).toContain('| 1,000 | pglite | vector | 50.0 (4.00 / 9.00) | 400 (4.00 / 9.00) |');
+    expect(markdown).toContain('| 1,000 | pglite | vector | 50.0 (4.00 / 9.00; 0) | 400 (4.00 / 9.00; 3) |');
+    expect(markdown).toContain(
+      '- 1,000 pglite vector, 8 clients: 200 searches, 150 lexical and 140 vector answers from memory; the benchmark process used 0.75 cores',
+    );
     expect(markdown).toContain(
       '| 1,000 | pglite | 3.13 / 6.25 | 3.50 / 7.00 | 3.25 / 6.50 (30) | 0.13 / 0.25 / 0.38 |',
     );

@@ -36,10 +36,30 @@ const ingestSchema = z.strictObject({
   entries_per_second_by_10k: z.array(nonNegative).optional(),
 });
 
+/** One-entry remembers into a small scope while another scope holds a large corpus (issue 28). */
+export const smallScopeWritesSchema = z.strictObject({
+  /** Entries of the large scope at the time. */
+  large_scope_entries: count,
+  remembers: count,
+  p50_ms: nonNegative,
+  p95_ms: nonNegative,
+});
+export type SmallScopeWrites = z.infer<typeof smallScopeWritesSchema>;
+
 export const throughputSchema = z.strictObject({
   mode: z.enum(SEARCH_MODES),
   clients: z.int().min(1),
   searches: count,
+  /** Set on the runs with writes: one task in this many remembered an entry instead of searching. */
+  writes_every: z.int().min(2).optional(),
+  writes: count.optional(),
+  /** Searches and writes the store could not answer (store_unavailable: the server's 503 database_unavailable). */
+  unavailable: count,
+  /** Channel answers of the run's searches that the indexes in memory gave (each search runs both channels). */
+  lexical_from_memory: count.optional(),
+  vector_from_memory: count.optional(),
+  /** CPU time of the benchmark process over the run's wall time, in cores (PostgreSQL's processes excluded). */
+  client_cpu_share: nonNegative.optional(),
   seconds: nonNegative,
   searches_per_second: nonNegative,
   p50_ms: nonNegative,
@@ -105,6 +125,23 @@ export const writesBetweenSearchesSchema = z.strictObject({
 });
 export type WritesBetweenSearches = z.infer<typeof writesBetweenSearchesSchema>;
 
+/** Hybrid searches with filters keeping 1% and 50% of one scope, against the unfiltered p50 (RFC 0014). */
+export const filteredSearchesSchema = z.strictObject({
+  unfiltered_p50_ms: nonNegative,
+  rows: z.array(
+    z.strictObject({
+      filter: z.string().min(1),
+      kept_share: nonNegative,
+      p50_ms: nonNegative,
+      p95_ms: nonNegative,
+      /** filtered p50 / unfiltered p50 of the same run. */
+      ratio_p50: nonNegative,
+      mean_hits: nonNegative,
+    }),
+  ),
+});
+export type FilteredSearches = z.infer<typeof filteredSearchesSchema>;
+
 export const storeResultSchema = z.strictObject({
   store: z.enum(['pglite', 'postgres']),
   measured: z.literal(true),
@@ -124,6 +161,9 @@ export const storeResultSchema = z.strictObject({
   search_floor: searchFloorSchema.optional(),
   /** {1 write, then S searches} in one scope, against its static p50 (issue 28). */
   writes_between_searches: writesBetweenSearchesSchema.optional(),
+  /** Filtered hybrid searches of the first scope (RFC 0014). */
+  filtered_searches: filteredSearchesSchema.optional(),
+  small_scope_writes: smallScopeWritesSchema.optional(),
   note: z.string().min(1).optional(),
 });
 

@@ -3,6 +3,13 @@
  * --runs runs (default 5), measured on real processes of a built checkout:
  *
  * - `memory search` on an existing embedded data dir of 1,000 entries, wall time to exit (bound 1.0 s);
+ * - `createRuntime()` to first hit: a Node process that imports the runtime as a library, opens the same
+ *   data dir with `createRuntime()` (its defaults: V8's own flags, the `fit` buffer pool) and searches
+ *   once, spawn to its first hit (library-first-hit.ts). Each run is followed by a `memory search` on the
+ *   same directory, and the ratio of the two is printed per run: issue 30 bounds it at 1.2x;
+ * - the same with the command's V8 flags on Node's command line (`--liftoff-only --wasm-lazy-validation
+ *   --max-opt=1`, which `memory` sets for itself and an application cannot): the part of the library's gap
+ *   that those flags explain, printed as a ratio the same way;
  * - `memory search --limit 0`, wall time to the refusal (a bad flag must be refused before the store opens);
  * - `mcp`: spawn to the answer of `initialize` on an existing data dir (bound 2 s);
  * - `server run`: spawn to the `listening on` line, on an existing data dir and on PostgreSQL (bound 2 s);
@@ -38,6 +45,7 @@ interface Options {
   databaseUrl: string | undefined;
   freshClone: boolean;
   freshCloneRuns: number;
+  only: string | undefined;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -50,6 +58,7 @@ function parseOptions(argv: string[]): Options {
       'no-postgres': { type: 'boolean', default: false },
       'fresh-clone': { type: 'boolean', default: false },
       'fresh-clone-runs': { type: 'string' },
+      only: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -63,7 +72,8 @@ function parseOptions(argv: string[]): Options {
                         (default: POWERCONTEXT_BENCH_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres)
   --no-postgres         skip the PostgreSQL row
   --fresh-clone         also time a fresh clone's \`pnpm demo\` to its first hit (slow: builds every run)
-  --fresh-clone-runs N  runs of that row (default: --runs)`);
+  --fresh-clone-runs N  runs of that row (default: --runs)
+  --only TEXT           only the rows whose name contains TEXT (e.g. createRuntime: the library rows)`);
     process.exit(0);
   }
   const runs = Number(values.runs);
@@ -82,12 +92,15 @@ function parseOptions(argv: string[]): Options {
     databaseUrl,
     freshClone: values['fresh-clone'],
     freshCloneRuns,
+    only: values.only,
   };
 }
 
 /** A built checkout: where its `powercontext` bin is (packages/server since issue 14, apps/server before). */
 class Checkout {
   readonly bin: string;
+  /** The library row's script, when this checkout has it (built apps/bench). */
+  readonly libraryScript: string | undefined;
   dataDir = '';
   database: ThrowawayDatabase | undefined;
 
@@ -104,6 +117,8 @@ class Checkout {
     if (!bin)
       throw new Error(`${root}: no built powercontext bin (${candidates.join(' or ')}); build it first`);
     this.bin = bin;
+    const script = join(root, 'apps/bench/dist/library-first-hit.js');
+    this.libraryScript = existsSync(script) ? script : undefined;
   }
 }
 
@@ -114,14 +129,15 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   return out;
 };
 
-/** Runs `node bin args` to completion; returns the wall time in ms and the exit code. */
+/** Runs `node bin args` (or `node script args`) to completion; returns the wall time in ms and the exit code. */
 function runToExit(
   checkout: Checkout,
   args: string[],
+  script = checkout.bin,
 ): Promise<{ ms: number; code: number | null; stderr: string }> {
   return new Promise((done) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [checkout.bin, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       env: env(),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -146,9 +162,11 @@ async function timeUntilLine(
   ready: (line: string) => boolean,
   afterSpawn?: (child: ChildProcess) => void,
   finish: (child: ChildProcess) => Promise<void> = (child) => stop(child, 'SIGTERM'),
+  script = checkout.bin,
+  nodeArgs: string[] = [],
 ): Promise<number> {
   const start = performance.now();
-  const child = spawn(process.execPath, [checkout.bin, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     env: env(),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -203,13 +221,37 @@ async function seed(checkout: Checkout): Promise<void> {
   }
 }
 
+const SEARCH_ROW = 'memory search (1,000 entries, embedded)';
+const LIBRARY_ROW = 'createRuntime() to first hit (same data dir)';
+const FLAGGED_LIBRARY_ROW = "createRuntime() with the command's V8 flags";
+/** Issue 30: the library's start within 1.2x the command's `memory search`. */
+const LIBRARY_BOUND_RATIO = 1.2;
+/** The V8 flags `powercontext memory` sets for its own process (packages/server/src/main.ts). */
+const COMMAND_V8_FLAGS = ['--liftoff-only', '--wasm-lazy-validation', '--max-opt=1'];
+
+/** The library's start: spawn of library-first-hit.js (with `nodeArgs`) to its `first hit` line. */
+const libraryFirstHit = (c: Checkout, nodeArgs: string[] = []) =>
+  timeUntilLine(
+    c,
+    [c.dataDir, 'bench', 'when is the deploy meeting?'],
+    (line) => line === 'first hit',
+    undefined,
+    (child) => new Promise((done) => (child.exitCode === null ? child.once('close', () => done()) : done())),
+    c.libraryScript,
+    nodeArgs,
+  );
+
 const MEASUREMENTS: {
   name: string;
   needsPostgres?: boolean;
+  /** Skipped for a checkout without it (an older baseline). */
+  available?: (checkout: Checkout) => boolean;
   measure: (checkout: Checkout) => Promise<number>;
+  /** Each run is followed by a `memory search` run, timed as the row's own paired row (see pairedRow). */
+  pairedWithSearch?: boolean;
 }[] = [
   {
-    name: 'memory search (1,000 entries, embedded)',
+    name: SEARCH_ROW,
     measure: async (c) => {
       const r = await runToExit(c, [
         'memory',
@@ -226,6 +268,18 @@ const MEASUREMENTS: {
       if (r.code !== 0) throw new Error(`${c.label}: memory search failed:\n${r.stderr}`);
       return r.ms;
     },
+  },
+  {
+    name: LIBRARY_ROW,
+    available: (c) => c.libraryScript !== undefined,
+    measure: (c) => libraryFirstHit(c),
+    pairedWithSearch: true,
+  },
+  {
+    name: FLAGGED_LIBRARY_ROW,
+    available: (c) => c.libraryScript !== undefined,
+    measure: (c) => libraryFirstHit(c, COMMAND_V8_FLAGS),
+    pairedWithSearch: true,
   },
   {
     name: 'memory search --limit 0 refused',
@@ -342,6 +396,26 @@ async function machineFigures(runs: number): Promise<{ nodeStartMs: number; touc
   return { nodeStartMs: median(starts), touch128MbMs: median(touches) };
 }
 
+/** The command's search timed in turn with a row (its own row of the table). */
+const pairedRow = (name: string) =>
+  name === LIBRARY_ROW
+    ? 'memory search, in turn with createRuntime()'
+    : 'memory search, in turn with the flags row';
+
+/**
+ * A library row against the command's search, run by run (each pair ran back to back): the median of
+ * the per-run ratios, their range, and the ratio of the medians; the default row against issue 30's bound.
+ */
+function libraryRatioLine(samples: Map<string, Map<string, number[]>>, name: string, label: string): string {
+  const library = samples.get(name)?.get(label) ?? [];
+  const search = samples.get(pairedRow(name))?.get(label) ?? [];
+  const title = name === LIBRARY_ROW ? 'createRuntime()/memory search' : `${name}/memory search`;
+  if (library.length === 0 || library.length !== search.length) return `${title}: -`;
+  const ratios = library.map((ms, run) => ms / search[run]!);
+  const verdict = name !== LIBRARY_ROW ? '' : median(ratios) <= LIBRARY_BOUND_RATIO ? '; within' : '; OVER';
+  return `${title} (${label}): median of run ratios ${median(ratios).toFixed(2)}x (runs ${ratios.map((r) => r.toFixed(2)).join(', ')}), ratio of medians ${(median(library) / median(search)).toFixed(2)}x${verdict}${verdict ? ` ${LIBRARY_BOUND_RATIO}x` : ''}`;
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -382,13 +456,21 @@ async function main(): Promise<void> {
     }
     for (const m of MEASUREMENTS) {
       if (m.needsPostgres && !options.databaseUrl) continue;
-      for (const c of checkouts) await m.measure(c); // warm-up (file cache), not counted
+      if (options.only !== undefined && !m.name.includes(options.only)) continue;
+      const measured = checkouts.filter((c) => m.available?.(c) ?? true);
+      for (const c of measured) await m.measure(c); // warm-up (file cache), not counted
+      // A library row alternates with the command's search run by run, so both see the same machine.
+      const paired = m.pairedWithSearch ? MEASUREMENTS.find((other) => other.name === SEARCH_ROW) : undefined;
       for (let run = 0; run < options.runs; run++)
-        for (const c of checkouts) add(m.name, c.label, await m.measure(c));
+        for (const c of measured) {
+          add(m.name, c.label, await m.measure(c));
+          if (paired) add(pairedRow(m.name), c.label, await paired.measure(c));
+        }
       const row = samples.get(m.name)!;
       console.log(
-        `  ${m.name}: ${checkouts.map((c) => `${c.label} ${fmt(median(row.get(c.label)!))}`).join(', ')}`,
+        `  ${m.name}: ${measured.map((c) => `${c.label} ${fmt(median(row.get(c.label)!))}`).join(', ')}`,
       );
+      if (paired) console.log(`    ${libraryRatioLine(samples, m.name, 'current')}`);
     }
     if (options.freshClone) {
       const name = 'fresh clone: pnpm demo to first hit';
@@ -409,7 +491,7 @@ async function main(): Promise<void> {
 
   console.log('\nstart-up times (median wall clock)');
   const header = [
-    'measurement'.padEnd(42),
+    'measurement'.padEnd(46),
     'bound'.padStart(8),
     ...checkouts.map((c) => c.label.padStart(10)),
   ];
@@ -419,7 +501,7 @@ async function main(): Promise<void> {
     const values = checkouts.map((c) => (row.get(c.label) ? median(row.get(c.label)!) : undefined));
     const bound = BOUNDS_MS[name];
     const cells = [
-      name.padEnd(42),
+      name.padEnd(46),
       (bound ? fmt(bound) : '-').padStart(8),
       ...values.map((v) => fmt(v).padStart(10)),
     ];
@@ -429,6 +511,8 @@ async function main(): Promise<void> {
       bound && values[0] !== undefined ? (values[0] <= bound ? '  within bound' : '  OVER bound') : '';
     console.log(cells.join('  ') + within);
   }
+  for (const name of [LIBRARY_ROW, FLAGGED_LIBRARY_ROW])
+    if (samples.has(name)) for (const c of checkouts) console.log(libraryRatioLine(samples, name, c.label));
 }
 
 await main();

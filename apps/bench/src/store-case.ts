@@ -4,7 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createProgressBar } from '@powercontext/cli-support';
 import { createLocalEmbedder } from '@powercontext/embedder-local';
-import type { MemoryReranker } from '@powercontext/memory-core';
+import { type MemoryReranker, PowerContextError } from '@powercontext/memory-core';
 import { createRuntime, type Runtime } from '@powercontext/runtime';
 import {
   REMEMBER_BATCH_SIZE,
@@ -14,6 +14,7 @@ import {
   WARMUP_QUERIES,
 } from './case-spec.js';
 import { runConcurrentClients } from './concurrent-clients.js';
+import { benchTagsOf, measureFilteredSearches } from './filtered-searches.js';
 import { type FloorEntry, type IngestFloor, openIngestFloor } from './ingest-floor.js';
 import { createInstantReranker } from './instant-reranker.js';
 import { yieldToEventLoop } from './interrupts.js';
@@ -27,9 +28,10 @@ import {
   type Throughput,
 } from './scale-report.js';
 import { measureSearchFloor } from './search-floor.js';
+import { measureSmallScopeWrites } from './small-scope-writes.js';
 import { type CorpusEntry, type CorpusQuery, generateCorpus, generateQueries } from './synthetic-corpus.js';
 import { createThrowawayDatabase } from './throwaway-database.js';
-import { measureWritesBetweenSearches } from './writes-between-searches.js';
+import { indexCounts, measureWritesBetweenSearches } from './writes-between-searches.js';
 
 interface OpenedStore {
   /** The runtime's whole environment: the store, plus retrieval settings passed through; else defaults. */
@@ -112,6 +114,7 @@ async function ingest(runtime: Runtime, work: Workload, floor?: IngestFloor): Pr
       const batch: FloorEntry[] = indexes.slice(start, start + REMEMBER_BATCH_SIZE).map((index, offset) => ({
         text: entries[index]!.text,
         kind: 'turn',
+        tags: benchTagsOf(start + offset),
         sources: [{ sourceId: 'synthetic-corpus', locator: `E${index}` }],
         // The scope's entries form conversations of TURNS_PER_CONVERSATION turns, in order, so the
         // lexical index carries neighbour context (RFC 0007) as a chat memory's would.
@@ -175,30 +178,75 @@ async function sequentialLatency(runtime: Runtime, work: Workload, mode: BenchSe
   return { ...latencyOf(samples), mean_hits: round(hits / samples.length, 3) } satisfies ModeLatency;
 }
 
-/** `clients` concurrent clients over the measured queries (cycled), max(queries, 20 x clients) searches. */
+/** One write per this many tasks in the throughput runs with writes (issue 28: agents write while they search). */
+const WRITE_EVERY = 20;
+
+/**
+ * A task the server would answer 503 database_unavailable: the store did not answer (a connection not
+ * free within the pool's wait, a statement past its bound). Counted, not fatal, so a throughput run
+ * prints how many it met (issue 28: a cold start under 32 clients answered some).
+ */
+const isStoreUnavailable = (error: unknown) =>
+  PowerContextError.isInstance(error) && error.code === 'store_unavailable';
+
+/**
+ * `clients` concurrent clients over the measured queries (cycled), max(queries, 20 x clients) searches.
+ * With `writeEvery`, every `writeEvery`-th task remembers one new entry in the scope of the query it
+ * would have asked instead, so the searches meet new revisions as an agent's do; searches/s and the
+ * latencies count the searches only. A search or write the store could not answer counts in
+ * `unavailable` (and not in `searches`); any other failure ends the run. Also recorded: the channel
+ * answers the indexes in memory gave during the run, and the CPU time of this process (the runtime and
+ * the clients; PostgreSQL's own processes are not in it) over the run's wall time, in cores.
+ */
 async function throughput(
   runtime: Runtime,
   work: Workload,
   mode: BenchSearchMode,
   clients: number,
+  writeEvery?: number,
 ): Promise<Throughput> {
   const measured = work.queries.slice(WARMUP_QUERIES);
   const total = Math.max(measured.length, SEARCHES_PER_CLIENT * clients);
+  const tasks = writeEvery ? total + Math.floor(total / (writeEvery - 1)) : total;
   const samples: number[] = [];
+  let writes = 0;
+  let unavailable = 0;
+  const before = await indexCounts(runtime);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  await runConcurrentClients(clients, total, async (index) => {
-    const { milliseconds } = await timedSearch(runtime, measured[index % measured.length]!, mode);
-    samples.push(milliseconds);
+  await runConcurrentClients(clients, tasks, async (index) => {
+    const query = measured[index % measured.length]!;
+    try {
+      if (writeEvery && index % writeEvery === writeEvery - 1) {
+        await runtime.memory.forScope(scopeName(query.scope)).remember({
+          entries: [{ text: `${query.text} (written between searches, ${index})`, kind: 'turn' }],
+        });
+        writes += 1;
+      } else {
+        const { milliseconds } = await timedSearch(runtime, query, mode);
+        samples.push(milliseconds);
+      }
+    } catch (error) {
+      if (!isStoreUnavailable(error)) throw error;
+      unavailable += 1;
+    }
     await yieldToEventLoop();
   });
   const milliseconds = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const after = await indexCounts(runtime);
   const latency = latencyOf(samples);
   return {
     mode,
     clients,
-    searches: total,
+    searches: samples.length,
+    ...(writeEvery ? { writes_every: writeEvery, writes } : {}),
+    unavailable,
+    lexical_from_memory: after.lexical - before.lexical,
+    vector_from_memory: after.vector - before.vector,
+    client_cpu_share: round((cpu.user + cpu.system) / 1000 / milliseconds, 2),
     seconds: round(milliseconds / 1000, 3),
-    searches_per_second: perSecond(total, milliseconds),
+    searches_per_second: perSecond(samples.length, milliseconds),
     p50_ms: latency.p50_ms,
     p95_ms: latency.p95_ms,
   };
@@ -253,13 +301,20 @@ async function rerankOverhead(
  * enough of them whatever the scope count) and new entries the corpus does not hold.
  */
 function writesBetweenSearchesOf(runtime: Runtime, work: Workload) {
+  const fresh = generateCorpus({ seed: work.spec.seed + 2, entries: 200, scopes: 1 });
+  return measureWritesBetweenSearches(runtime, scopeName(0), firstScopeQueries(work), fresh, work.label);
+}
+
+/**
+ * About WARMUP_QUERIES + 60 queries of the first scope, a second draw: the workload's own queries are
+ * spread over every scope, so with 10 scopes and 100 queries the first one holds fewer than the warm-up.
+ */
+function firstScopeQueries(work: Workload): CorpusQuery[] {
   const { spec, entries } = work;
-  const queries = generateQueries(
+  return generateQueries(
     { seed: spec.seed + 1, count: (WARMUP_QUERIES + 60) * spec.scopes, scopes: spec.scopes },
     entries,
   ).filter((query) => query.scope === 0);
-  const fresh = generateCorpus({ seed: spec.seed + 2, entries: 200, scopes: 1 });
-  return measureWritesBetweenSearches(runtime, scopeName(0), queries, fresh, work.label);
 }
 
 export interface StoreCaseOutcome {
@@ -282,7 +337,13 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
     let outcome: Omit<StoreCaseOutcome, 'result'>;
     let measured: Pick<
       StoreResult,
-      'ingest' | 'search' | 'throughput' | 'search_floor' | 'writes_between_searches'
+      | 'ingest'
+      | 'search'
+      | 'throughput'
+      | 'search_floor'
+      | 'writes_between_searches'
+      | 'filtered_searches'
+      | 'small_scope_writes'
     >;
     let ingestFloor: StoreResult['ingest_floor'];
     try {
@@ -303,8 +364,27 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
       } finally {
         await floor?.close();
       }
+      // Right after the import, before the searches: what the largest scope's indexes cost a writer
+      // elsewhere (with one scope, it holds the whole corpus).
+      const smallScopeWrites = await measureSmallScopeWrites(
+        runtime,
+        'bench:small-scope',
+        Math.ceil(spec.entries / spec.scopes),
+        generateCorpus({ seed: spec.seed + 3, entries: 100, scopes: 1 }),
+      );
       const search = {} as StoreResult['search'];
       for (const mode of SEARCH_MODES) search[mode] = await sequentialLatency(runtime, work, mode);
+      const filteredSearches = await measureFilteredSearches(
+        runtime,
+        scopeName(0),
+        firstScopeQueries(work),
+        work.label,
+      );
+      for (const row of filteredSearches.rows) {
+        console.log(
+          `${work.label} filtered hybrid (${row.filter}, keeps ${row.kept_share * 100}%): p50 ${row.p50_ms} ms vs unfiltered ${filteredSearches.unfiltered_p50_ms} ms = ${row.ratio_p50}x, ${row.mean_hits} hits per search`,
+        );
+      }
       const writesBetweenSearches = await writesBetweenSearchesOf(runtime, work);
       const databaseUrl = store.env.POWERCONTEXT_SERVER_DATABASE_URL;
       const searchFloor = databaseUrl
@@ -313,7 +393,7 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
       const runs: Throughput[] = [];
       const bar = createProgressBar(
         `${work.label} throughput`,
-        SEARCH_MODES.length * spec.concurrency.length,
+        (SEARCH_MODES.length + 1) * spec.concurrency.length,
       );
       bar.update(0);
       for (const mode of SEARCH_MODES) {
@@ -322,12 +402,18 @@ export async function runStoreCase(spec: StoreCaseSpec): Promise<StoreCaseOutcom
           bar.update(runs.length);
         }
       }
+      for (const clients of spec.concurrency) {
+        runs.push(await throughput(runtime, work, 'hybrid', clients, WRITE_EVERY));
+        bar.update(runs.length);
+      }
       measured = {
         ingest: ingested,
         search,
         throughput: runs,
         ...(searchFloor ? { search_floor: searchFloor } : {}),
         writes_between_searches: writesBetweenSearches,
+        filtered_searches: filteredSearches,
+        small_scope_writes: smallScopeWrites,
       };
     } finally {
       await runtime.close();

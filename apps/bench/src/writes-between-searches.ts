@@ -14,7 +14,8 @@ export const WRITE_SEARCH_ROWS = [
   { searches: 10, loops: 12 },
 ] as const;
 
-async function counts(runtime: Runtime) {
+/** The channel answers the indexes in memory gave, and their catch-up time, since the store opened. */
+export async function indexCounts(runtime: Runtime) {
   const indexes = (await runtime.status?.())?.indexes;
   return {
     lexical: indexes?.lexical?.answered ?? 0,
@@ -55,7 +56,7 @@ export async function measureWritesBetweenSearches(
   let asked = 0;
   const rows: WritesBetweenSearches['rows'] = [];
   for (const row of WRITE_SEARCH_ROWS) {
-    const before = await counts(runtime);
+    const before = await indexCounts(runtime);
     const searchSamples: number[] = [];
     const writeSamples: number[] = [];
     for (let loop = 0; loop < row.loops; loop++) {
@@ -80,7 +81,7 @@ export async function measureWritesBetweenSearches(
       bar.update(done);
       await yieldToEventLoop();
     }
-    const after = await counts(runtime);
+    const after = await indexCounts(runtime);
     const latency = latencyOf(searchSamples);
     rows.push({
       searches_per_write: row.searches,

@@ -1,25 +1,46 @@
-import { setFlagsFromString } from 'node:v8';
+import { parseArgs } from 'node:util';
 import { createProgressBar } from '@powercontext/cli-support';
 import { createRuntime } from '@powercontext/runtime';
+import { demoSummary, nextStepsText, openingText, searchText } from './demo-text.js';
 import { SAMPLE_CONVERSATION, SAMPLE_QUERIES } from './sample-conversation.js';
 
-// A short run: compile PGlite's WebAssembly with V8's baseline compiler only, without the background
-// optimising compiles that would compete with the demo for the CPU (issue 14 measured 25% less CPU).
-setFlagsFromString('--liftoff-only');
+// `pnpm demo [--verbose] [--json]`: remembers a sample conversation in the embedded store (or the
+// PostgreSQL of POWERCONTEXT_SERVER_DATABASE_URL), searches it, and says what to try next. The
+// embedded store compiles PGlite's WebAssembly with V8's baseline compiler by itself (rfcs/0001).
+const USAGE = `Usage: pnpm demo [--verbose] [--json]
+
+  --verbose   also print the store, embedder, retrieval policy and memory artifact
+  --json      print one JSON object instead of text (everything --verbose shows, and every hit)`;
+
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: {
+    verbose: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+  strict: true,
+});
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const SCOPE = 'demo:alder-street-garden';
 const BATCH = 4;
 
 const runtime = await createRuntime();
 try {
-  const { store, embeddingProfile, retrievalPolicyId } = runtime.capabilities();
-  const where = runtime.config.store.kind === 'pglite' ? runtime.config.store.dataDir : 'PostgreSQL';
-  console.log(
-    `PowerContext Memory demo: store ${store} (${where}), embedder ${embeddingProfile.id}, policy ${retrievalPolicyId}`,
-  );
-
+  const capabilities = runtime.capabilities();
+  const dataDir = runtime.config.store.kind === 'pglite' ? runtime.config.store.dataDir : undefined;
   const memory = runtime.memory.forScope(SCOPE);
-  const bar = createProgressBar('remembering', SAMPLE_CONVERSATION.length);
+  if (!values.json) console.log(openingText(SCOPE, SAMPLE_CONVERSATION.length, dataDir));
+
+  const bar = createProgressBar(
+    'remembering',
+    SAMPLE_CONVERSATION.length,
+    values.json ? process.stderr : undefined,
+  );
   let created = 0;
   bar.update(0);
   for (let start = 0; start < SAMPLE_CONVERSATION.length; start += BATCH) {
@@ -37,27 +58,29 @@ try {
   }
   // Entries stored under an earlier embedding profile get vectors of the current one.
   const reembedded = await runtime.memory.reembed(SCOPE);
-  if (reembedded > 0) console.log(`re-embedded ${reembedded} entries for ${embeddingProfile.id}`);
   const head = (await memory.list({ limit: 1 })).memory;
-  console.log(
-    `${created} new entries, ${SAMPLE_CONVERSATION.length - created} already present; memory ${head?.artifactId} at revision ${head?.revision}\n`,
-  );
+  const searches = [];
+  for (const { query, mode } of SAMPLE_QUERIES)
+    searches.push({ query, result: await memory.search({ query, mode, limit: 3 }) });
 
-  for (const { query, mode } of SAMPLE_QUERIES) {
-    const result = await memory.search({ query, mode, limit: 3 });
-    console.log(`search [${result.mode}] "${query}"`);
-    for (const [index, hit] of result.hits.entries()) {
-      const ranks = Object.entries(hit.channelRanks)
-        .map(([channel, rank]) => `${channel}#${rank}`)
-        .join(' ');
-      console.log(`  ${index + 1}. score ${hit.score.toFixed(4)}  ${ranks.padEnd(16)} ${hit.text}`);
-      const { artifactId, revision, entryId, entryVersionId } = hit.citation;
-      console.log(
-        `     cite artifact ${artifactId} rev ${revision} entry ${entryId} version ${entryVersionId}`,
-      );
-    }
-    if (result.hits.length === 0) console.log('  (no hits)');
+  const summary = demoSummary({
+    scope: SCOPE,
+    dataDir,
+    capabilities,
+    turns: SAMPLE_CONVERSATION.length,
+    created,
+    reembedded,
+    head,
+    searches,
+  });
+  if (values.json) {
+    console.log(JSON.stringify(summary, null, 2));
+  } else {
+    console.log(summary.what_it_did);
+    if (values.verbose) console.log(summary.details.map((line) => `  ${line}`).join('\n'));
     console.log('');
+    for (const search of searches) console.log(searchText(search.query, search.result));
+    console.log(nextStepsText(SCOPE, dataDir));
   }
 } finally {
   await runtime.close();

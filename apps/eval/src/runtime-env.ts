@@ -7,7 +7,7 @@ import type { EvalArgs, RerankPolicy } from './args.js';
  * context weights, BM25 parameters, RRF weights, search channels) pass through from the caller's environment; the database URL never does, so every run is embedded and fresh.
  */
 const PASSED_THROUGH =
-  /^POWERCONTEXT_SERVER_(INFERENCE_|RUNTIME_MEMORY_(RERANK_|LEXICAL_|BM25_|RRF_|SEARCH_CHANNELS$))/;
+  /^POWERCONTEXT_SERVER_(INFERENCE_|RUNTIME_MEMORY_(RERANK_|LEXICAL_|BM25_|RRF_|AUTHORITY_|SEARCH_CHANNELS$))/;
 
 const RERANK_ENABLED = 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED';
 const RERANK_POLICY = 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_POLICY';

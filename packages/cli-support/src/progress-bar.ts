@@ -27,7 +27,7 @@ export function createProgressBar(
   const cliProgress = require('cli-progress') as typeof CliProgress;
   const bar = new cliProgress.SingleBar({
     stream,
-    format: `${label} [{bar}] {value}/{total}${unit ? ` ${unit}` : ''} | {rate}/s | ETA {eta_formatted}{note}`,
+    format: `${label} [{bar}] {value}/{total}${unit ? ` ${unit}` : ''} | {rate}/s | ETA {time_left}{note}`,
     barCompleteChar: '#',
     barIncompleteChar: '-',
     barsize: 30,
@@ -39,7 +39,11 @@ export function createProgressBar(
   let stopped = false;
   const payload = (done: number, note: string | undefined) => {
     const seconds = Math.max((performance.now() - started) / 1000, 1e-3);
-    return { rate: Math.round(done / seconds), note: note ? ` | ${note}` : '' };
+    return {
+      rate: Math.round(done / seconds),
+      time_left: timeLeft(done, total, seconds),
+      note: note ? ` | ${note}` : '',
+    };
   };
   const progress: ProgressBar = {
     update(done, note) {
@@ -59,4 +63,18 @@ export function createProgressBar(
     },
   };
   return progress;
+}
+
+/**
+ * The time left at the rate so far, or `--` while nothing is done yet: the first frame has no rate to
+ * go by (cli-progress's own estimate says 0s there).
+ */
+export function timeLeft(done: number, total: number, elapsedSeconds: number): string {
+  if (done >= total) return '0s';
+  if (done <= 0) return '--';
+  const seconds = Math.ceil(((total - done) * elapsedSeconds) / done);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }

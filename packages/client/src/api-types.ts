@@ -10,6 +10,7 @@ export type SearchRequest = Schemas['SearchRequest'];
 export type SearchResponse = Schemas['SearchResponse'];
 export type SearchHit = Schemas['SearchHit'];
 export type SearchExplain = Schemas['SearchExplain'];
+export type EntryFilter = Schemas['EntryFilter'];
 export type RememberRequest = Schemas['RememberRequest'];
 export type RememberResponse = Schemas['RememberResponse'];
 export type ListEntriesRequest = Schemas['ListEntriesRequest'];
@@ -26,6 +27,16 @@ export type PurgedChange = Schemas['PurgedChange'];
 export type PurgedEntry = Schemas['PurgedEntry'];
 export type PurgeInfo = Schemas['PurgeInfo'];
 export type PurgeResponse = Schemas['PurgeResponse'];
+export type DeleteScopeRequest = Schemas['DeleteScopeRequest'];
+export type DeleteScopeResponse = Schemas['DeleteScopeResponse'];
+export type ScopeTombstone = Schemas['ScopeTombstone'];
+/** One line of GET /v1/memory/export: an entry as POST /v1/memory/remember takes it. */
+export type ExportedEntry = RememberRequest['entries'][number];
+export interface ExportRequest {
+  scope_id: string;
+  /** The revision to export; default the head. */
+  revision?: number;
+}
 export type PurgeTombstone = Schemas['PurgeTombstone'];
 export type PrepareContextRequest = Schemas['PrepareContextRequest'];
 export type PrepareContextResponse = Schemas['PrepareContextResponse'];

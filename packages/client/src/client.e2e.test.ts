@@ -134,6 +134,10 @@ describe('@powercontext/client against the reference server', () => {
     expect([...listed.entries, ...rest.entries].map((entry) => entry.entry_id).sort()).toEqual(
       [rotation!.entry_id, coffee!.entry_id].sort(),
     );
+    // The list's text filter (RFC 0014, "List"): a case-insensitive substring, counted by total.
+    const roastery = await client.listEntries({ scope_id: 'client-a', text: 'ROASTERY', order: 'newest' });
+    expect(roastery.total).toBe(1);
+    expect(roastery.entries.map((entry) => entry.entry_id)).toEqual([coffee!.entry_id]);
 
     const got = await client.getEntry({ scope_id: 'client-a', entry_id: coffee!.entry_id });
     expect(got.entry).toMatchObject({
@@ -271,6 +275,35 @@ describe('@powercontext/client against the reference server', () => {
     expect(atOne.purged).toMatchObject([{ entry_id: entryId, purged: true }]);
     expect(JSON.stringify([changes, atOne])).not.toContain('vault');
     expect(await clientFor('purger').purgeEntry(target)).toMatchObject({ status: 'unchanged' });
+  });
+
+  it('exports a scope as a stream of entries, then deletes it (purge permission): 410 scope_purged', async () => {
+    const writer = clientFor('writer');
+    await writer.remember({
+      scope_id: 'client-p',
+      entries: [{ text: 'Exported with its kind', kind: 'fact', metadata: { n: 1 } }],
+    });
+    const exported = [];
+    for await (const entry of writer.exportEntries({ scope_id: 'client-p' })) exported.push(entry);
+    expect(exported).toContainEqual({
+      text: 'Exported with its kind',
+      kind: 'fact',
+      sources: [],
+      metadata: { n: 1 },
+    });
+    expect(exported.map((entry) => entry.text)).not.toContain('The vault combination is 31-17-5.');
+    expect(await failure(writer.deleteScope({ scope_id: 'client-p' }))).toMatchObject({ status: 403 });
+    const deleted = await clientFor('purger').deleteScope({ scope_id: 'client-p' });
+    expect(deleted).toMatchObject({
+      status: 'deleted',
+      tombstone: { scope_id: 'client-p', deleted_by: 'purger' },
+    });
+    const gone = await failure(writer.exportEntries({ scope_id: 'client-p' }).next());
+    expect(gone).toMatchObject({
+      code: 'scope_purged',
+      status: 410,
+      details: { scope: { scope_id: 'client-p' } },
+    });
   });
 
   it('reports a server that is not there as network_error', async () => {

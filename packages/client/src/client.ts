@@ -3,9 +3,13 @@ import type {
   CapabilitiesResponse,
   ChangesRequest,
   ChangesResponse,
+  DeleteScopeRequest,
+  DeleteScopeResponse,
   EntryTargetRequest,
   EntryWriteResponse,
   ErrorResponse,
+  ExportedEntry,
+  ExportRequest,
   GetEntryRequest,
   GetEntryResponse,
   HealthResponse,
@@ -79,6 +83,17 @@ export interface PowerContextClient {
    * reads of it then answer `entry_purged` (410). Needs the key's `purge` permission.
    */
   purgeEntry(request: EntryTargetRequest, options?: WriteCallOptions): Promise<PurgeResponse>;
+  /**
+   * POST /v1/scopes/delete: erases every entry of the scope for good, keeping a tombstone; every read
+   * and write of the scope then answers `scope_purged` (410). Needs the key's `purge` permission.
+   */
+  deleteScope(request: DeleteScopeRequest, options?: CallOptions): Promise<DeleteScopeResponse>;
+  /**
+   * GET /v1/memory/export: the scope's active entries at a revision (default the head), one at a time
+   * as the response streams, each in the shape `remember` (and `powercontext memory import`) takes.
+   * Errors before the first entry reject the first `next()` with a PowerContextApiError.
+   */
+  exportEntries(request: ExportRequest, options?: CallOptions): AsyncGenerator<ExportedEntry>;
   /** POST /v1/memory/changes: entry versions written between two revisions, oldest first. */
   changes(request: ChangesRequest, options?: CallOptions): Promise<ChangesResponse>;
   /**
@@ -107,20 +122,20 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
   if (!base.pathname.endsWith('/')) base.pathname = `${base.pathname}/`;
   const fetchImpl = options.fetch ?? globalThis.fetch;
 
-  async function call<Result>(
+  /** Sends one request; a call that gets no answer rejects with `network_error`. */
+  async function send(
     method: 'GET' | 'POST',
     path: string,
     body: unknown,
-    callOptions: WriteCallOptions = {},
-  ): Promise<Result> {
+    callOptions: WriteCallOptions,
+  ): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
     if (callOptions.requestId !== undefined) headers['x-request-id'] = callOptions.requestId;
     if (callOptions.idempotencyKey !== undefined) headers['idempotency-key'] = callOptions.idempotencyKey;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
     try {
-      response = await fetchImpl(new URL(path, base), {
+      return await fetchImpl(new URL(path, base), {
         method,
         headers,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -137,13 +152,12 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
         cause: error,
       });
     }
+  }
+
+  /** The error an answer that is not a success stands for. */
+  async function failure(response: Response, path: string): Promise<never> {
     const requestId = response.headers.get('x-request-id') ?? undefined;
-    const payload = await readJson(response);
-    if (response.ok) {
-      if (payload === undefined) throw invalidResponse(response, path, requestId);
-      return payload as Result;
-    }
-    const error = errorBody(payload);
+    const error = errorBody(await readJson(response));
     if (!error) throw invalidResponse(response, path, requestId);
     throw new PowerContextApiError(error.code, error.message, {
       status: response.status,
@@ -154,7 +168,39 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     });
   }
 
+  async function call<Result>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    callOptions: WriteCallOptions = {},
+  ): Promise<Result> {
+    const response = await send(method, path, body, callOptions);
+    if (!response.ok) return failure(response, path);
+    const payload = await readJson(response);
+    if (payload === undefined)
+      throw invalidResponse(response, path, response.headers.get('x-request-id') ?? undefined);
+    return payload as Result;
+  }
+
+  async function* exportEntries(request: ExportRequest, callOptions: CallOptions = {}) {
+    const query = new URLSearchParams({ scope_id: request.scope_id });
+    if (request.revision !== undefined) query.set('revision', String(request.revision));
+    const response = await send('GET', `v1/memory/export?${query}`, undefined, callOptions);
+    if (!response.ok || !response.body) await failure(response, 'v1/memory/export');
+    const decoder = new TextDecoder();
+    let pending = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      pending += decoder.decode(chunk, { stream: true });
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') yield JSON.parse(line) as ExportedEntry;
+    }
+    if (pending.trim() !== '') yield JSON.parse(pending) as ExportedEntry;
+  }
+
   return {
+    exportEntries,
+    deleteScope: (request, callOptions) => call('POST', 'v1/scopes/delete', request, callOptions),
     search: (request, callOptions) => call('POST', 'v1/memory/search', request, callOptions),
     remember: (request, callOptions) => call('POST', 'v1/memory/remember', request, callOptions),
     listEntries: (request, callOptions) => call('POST', 'v1/memory/entries/list', request, callOptions),

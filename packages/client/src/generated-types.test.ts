@@ -5,9 +5,13 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type {
   ArtifactRef,
   ChangesResponse,
+  ListEntriesRequest,
   ListEntriesResponse,
+  PrepareContextRequest,
   PrepareContextResponse,
   ScopeSummaryResponse,
+  SearchHit,
+  SearchRequest,
   SearchResponse,
 } from './api-types.js';
 
@@ -42,7 +46,29 @@ describe('a scope never written', () => {
     expectTypeOf<ScopeSummaryResponse['memory']>().toEqualTypeOf<ArtifactRef | null>();
     // And at run time, the generated source says so in as many words.
     const source = readFileSync(new URL(`../${GENERATED}`, import.meta.url), 'utf8');
-    expect(source.match(/memory: components\['schemas'\]\['ArtifactRef'\] \| null;/gu)).toHaveLength(5);
+    // Five responses, and the `scopes` items of search and prepare context (issue 29).
+    expect(source.match(/memory: components\['schemas'\]\['ArtifactRef'\] \| null;/gu)).toHaveLength(7);
     expect(source).not.toContain('Record<string, never> | null');
+  });
+});
+
+describe('several scopes in one search (issue 29)', () => {
+  it('types scope_ids, min_revisions, scopes and each hit’s scope_id', () => {
+    // Checked by `pnpm typecheck`; the run-time part reads the generated source.
+    expectTypeOf<SearchRequest['scope_ids']>().toEqualTypeOf<string[] | undefined>();
+    expectTypeOf<PrepareContextRequest['scope_ids']>().toEqualTypeOf<string[] | undefined>();
+    expectTypeOf<SearchRequest['scope_id']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<SearchHit['scope_id']>().toEqualTypeOf<string>();
+    expectTypeOf<
+      NonNullable<SearchResponse['scopes']>[number]['memory']
+    >().toEqualTypeOf<ArtifactRef | null>();
+    const source = readFileSync(new URL(`../${GENERATED}`, import.meta.url), 'utf8');
+    expect(source.match(/min_revisions\?: \{/gu)).toHaveLength(2);
+  });
+});
+
+describe('the list’s text filter (RFC 0014, "List")', () => {
+  it('types text as an optional string of the list request', () => {
+    expectTypeOf<ListEntriesRequest['text']>().toEqualTypeOf<string | undefined>();
   });
 });

@@ -9,6 +9,17 @@ export {
 } from './channels/entity-channels.js';
 export { resolveSearchChannels, storeChannels } from './channels/search-channels.js';
 export { createLexicalChannel, createVectorChannel } from './channels/store-channels.js';
+export {
+  AUTHORITY_BOOST_MAX,
+  AUTHORITY_TAG_WEIGHTS_MAX,
+  AUTHORITY_WEIGHT_MAX,
+  type AuthorityAdjustment,
+  type AuthorityWeights,
+  type AuthorityWeightsInput,
+  authorityAdjustment,
+  authorityWeightsSchema,
+  hasAuthority,
+} from './domain/authority.js';
 export { contentHash } from './domain/content-hash.js';
 export { assertEmbeddableTexts } from './domain/embeddable-texts.js';
 export {
@@ -17,6 +28,19 @@ export {
   extractEntities,
   normalizeEntity,
 } from './domain/entities.js';
+export {
+  ENTRY_TAG_MAX_CHARS,
+  ENTRY_TAGS_MAX,
+} from './domain/entry-fields.js';
+export {
+  type EntryFilter,
+  type EntryFilterInput,
+  effectiveFilter,
+  entryFilterSchema,
+  FILTER_LIST_MAX,
+  jsonContains,
+  matchesFilter,
+} from './domain/entry-filter.js';
 export {
   IDEMPOTENCY_KEY_MAX_CHARS,
   IDEMPOTENCY_OWNER_MAX_CHARS,
@@ -74,9 +98,16 @@ export { LEXICAL_QUERY_MAX_TERMS, lexicalQueryOf, normalizeQuery } from './domai
 export {
   type GetEntryRequest,
   LIST_LIMIT_MAX,
+  LIST_TEXT_MAX_CHARS,
   type ListChangesRequest,
   type ListEntriesRequest,
 } from './domain/read-requests.js';
+export {
+  type DeleteScopeRequest,
+  type DeleteScopeResult,
+  deleteScopeRequestSchema,
+  type ScopeTombstone,
+} from './domain/scope-deletion.js';
 export {
   type Channel,
   type ChannelCandidate,
@@ -87,20 +118,25 @@ export {
   type LexicalCandidate,
   type LexicalMatchSources,
   type MemoryHit,
+  type MultiScopeReport,
+  type MultiScopeRerank,
   type ParsedSearchRequest,
   QUERY_MAX_CHARS,
   type RerankDegradationReason,
   type RerankTrace,
+  type ScopeRead,
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
+  SEARCH_SCOPES_MAX,
   type SearchFallback,
   type SearchMemoryRequest,
   type SearchMode,
   type SearchModeRequest,
   type SearchResult,
   searchRequestSchema,
+  searchScopeIdsSchema,
 } from './domain/search.js';
-export { storableText } from './domain/text-rules.js';
+export { containsFolded, foldCase, storableText } from './domain/text-rules.js';
 export { type Capability, CapabilityUnavailableError } from './errors/capability-unavailable-error.js';
 export { EmbeddingFailedError } from './errors/embedding-failed-error.js';
 export { EntryPurgedError } from './errors/entry-purged-error.js';
@@ -119,6 +155,7 @@ export { RerankSaturatedError } from './errors/rerank-saturated-error.js';
 export { RerankerDefectError } from './errors/reranker-defect-error.js';
 export { RevisionConflictError } from './errors/revision-conflict-error.js';
 export { RevisionNotVisibleError } from './errors/revision-not-visible-error.js';
+export { ScopePurgedError } from './errors/scope-purged-error.js';
 export { StoreIncompatibleError, StoreUnavailableError } from './errors/store-error.js';
 export { type FieldIssue, ValidationError } from './errors/validation-error.js';
 export type { Embedder, EmbeddingProfile, EmbedOptions } from './ports/embedder.port.js';
@@ -134,6 +171,7 @@ export type {
   EntityNeighbourQuery,
   EntitySearchQuery,
   EntitySearchResult,
+  ExportEntriesQuery,
   IdempotencyRecord,
   LexicalMatchQuery,
   LexicalMatchReport,
@@ -141,18 +179,21 @@ export type {
   LexicalSearchResult,
   ListChangesQuery,
   ListEntriesQuery,
+  ListOrder,
   MemoryStore,
   MemoryWriteTransaction,
   NewEntryVersion,
   PurgeEntryWrite,
   RevisionChange,
   RevisionOperation,
+  ScopesReads,
   SearchHead,
   VectorIndexState,
   VectorSearchQuery,
   VersionOperation,
 } from './ports/memory-store.port.js';
 export type { Bm25Parameters, RetrievalPolicy } from './ports/retrieval-policy.port.js';
+export type { ScopeAtRevision, ScopeVersionsRead } from './ports/scopes-reads.port.js';
 export type {
   ChannelInput,
   ChannelQuery,
@@ -174,6 +215,7 @@ export { type RerankFailurePolicy, RerankStage, type RerankStageOptions } from '
 export { coarseFallbackRanks, type RankSelection, selectRanks } from './rerank/select-ranks.js';
 export { validateDecision } from './rerank/validate-decision.js';
 export { CPU_SLICE_MS, CpuSlice, nextTurn } from './scheduling/cpu-turns.js';
+export { SCOPE_FUSION_K } from './service/fuse-scopes.js';
 export {
   importBatchKey,
   type Replayed,
@@ -202,4 +244,10 @@ export {
   type ResolvedCitation,
   type ValidCitation,
 } from './service/memory-service.js';
+export {
+  EXPORT_PAGE_SIZE,
+  type ExportRequest,
+  exportedEntry,
+  type MemoryExport,
+} from './service/scope-lifecycle.js';
 export { chooseMode, type SearchOptions } from './service/search-memory.js';

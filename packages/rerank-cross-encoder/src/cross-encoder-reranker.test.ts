@@ -12,7 +12,7 @@ import { CROSS_ENCODER_DOCUMENT_BUDGET_BYTES, CROSS_ENCODER_POLICY_ID } from './
 function hit(text: string, index: number): MemoryHit {
   const id = `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
   return {
-    citation: { artifactId: id, revision: 1, entryId: id, entryVersionId: id },
+    citation: { scopeId: 'scope', artifactId: id, revision: 1, entryId: id, entryVersionId: id },
     entry: {
       entryId: id,
       entryVersionId: id,
@@ -25,6 +25,9 @@ function hit(text: string, index: number): MemoryHit {
       sources: [],
       position: null,
       metadata: {},
+      tags: [],
+      pinned: false,
+      occurredAt: null,
       state: 'active',
       createdAt: '2026-01-01T00:00:00.000Z',
     },

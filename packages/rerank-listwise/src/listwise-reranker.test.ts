@@ -50,7 +50,13 @@ function hits(count: number, text = (rank: number) => `memory text ${rank}`): Me
   return Array.from({ length: count }, (_, index) => {
     const id = `entry-${index + 1}`;
     return {
-      citation: { artifactId: 'artifact', revision: 1, entryId: id, entryVersionId: `${id}-v1` },
+      citation: {
+        scopeId: 'scope',
+        artifactId: 'artifact',
+        revision: 1,
+        entryId: id,
+        entryVersionId: `${id}-v1`,
+      },
       entry: { entryId: id, entryVersionId: `${id}-v1` } as MemoryHit['entry'],
       text: text(index + 1),
       score: 1 / (index + 1),

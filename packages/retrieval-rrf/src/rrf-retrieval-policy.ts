@@ -1,7 +1,10 @@
 import {
+  type AuthorityWeightsInput,
+  authorityWeightsSchema,
   type Bm25Parameters,
   type ChannelName,
   type ChannelResult,
+  hasAuthority,
   type LexicalProjectionPolicy,
   lexicalProjectionPolicy,
   type RetrievalPolicy,
@@ -61,6 +64,12 @@ export interface RrfRetrievalPolicyOptions {
    * instead of an empty answer (default true; false is the v2 behaviour).
    */
   lexicalFallback?: boolean;
+  /**
+   * The authority step after fusion (RFC 0014): a pinned entry's fused score is multiplied by
+   * 1 + pinnedBoost, a tagged one's by 1 + its largest tag weight (both: 1 + their sum, at most 11).
+   * Weights within 0..10; all 0 (the default) leaves the policy and its id as they were.
+   */
+  authority?: AuthorityWeightsInput;
 }
 
 /**
@@ -70,6 +79,8 @@ export interface RrfRetrievalPolicyOptions {
  * defaults its id is `powercontext.retrieval.rrf.v3` (v2 plus the lexical admission fallback);
  * otherwise the id spells out every parameter, so two policies that behave differently never share an
  * id. Fusing N lists left the two-channel answers as they were, to the bit, so the id did not move.
+ * Authority weights join the id (`;authority=pinned:0.5,tags:{"billing":0.3}`, tags sorted) only when
+ * one is non-zero.
  */
 export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}): RetrievalPolicy {
   const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
@@ -101,12 +112,18 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
   const multiplier = options.fetchMultiplier ?? 4;
   const floor = options.fetchFloor ?? 32;
   const lexicalFallback = options.lexicalFallback ?? true;
+  const parsedAuthority = authorityWeightsSchema.safeParse(options.authority ?? {});
+  if (!parsedAuthority.success) {
+    const issue = parsedAuthority.error.issues[0]!;
+    throw new RangeError(`authority.${issue.path.join('.')}: ${issue.message}`);
+  }
+  const authority = hasAuthority(parsedAuthority.data) ? parsedAuthority.data : undefined;
   // The channel list joins the id only when it is not the default two: their ids stay as they were.
   const fused =
     channels.join(',') === DEFAULT_CHANNELS.join(',')
       ? ''
       : `;channels=${channels.map((name) => `${name}:${weights[name]}`).join(',')}`;
-  const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};weights=${weights.fts},${weights.vector};fetch=${multiplier}x${floor};lexical_fallback=${lexicalFallback ? 'on' : 'off'}${fused}`;
+  const parameters = `k1=${bm25.k1},b=${bm25.b},delta=${bm25.delta};context=${lexicalProjection.contextWeights.join(',')};rrf_k=${k};weights=${weights.fts},${weights.vector};fetch=${multiplier}x${floor};lexical_fallback=${lexicalFallback ? 'on' : 'off'}${fused}${authority ? `;authority=pinned:${authority.pinnedBoost},tags:${JSON.stringify(authority.tagWeights)}` : ''}`;
   return {
     id:
       options.id ??
@@ -128,5 +145,6 @@ export function createRrfRetrievalPolicy(options: RrfRetrievalPolicyOptions = {}
         }
       : {}),
     fuse: (lists, limit) => fuseReciprocalRank(lists, limit, k, weights, channels),
+    ...(authority ? { authority } : {}),
   };
 }

@@ -247,6 +247,14 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
       'fail_closed: rerank errors propagate (RFC 0080). fail_open: coarse ranks, with the degradation in the trace.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MULTI_SCOPE',
+    default: 'skip',
+    range: 'skip or rerank',
+    origin: 'project extension',
+    description:
+      'A search of several scopes (scope_ids): skip returns the scopes’ RRF fusion without the reranker (seed 003’s global queries), rerank runs the reranker on the fused pool. Explain says which.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MAX_IN_FLIGHT',
     default: '8',
     range: '1..256',
@@ -365,5 +373,21 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     range: '0..10',
     origin: 'project extension',
     description: 'BM25+ lower bound added to each matched term.',
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_AUTHORITY_PINNED_BOOST',
+    default: '0',
+    range: '0..10',
+    origin: 'project extension',
+    description:
+      "Authority after fusion (RFC 0014): a pinned entry's fused score is multiplied by 1 + this boost. 0 (with no tag weight) leaves ranking and the retrieval policy id exactly as without the step.",
+  },
+  {
+    name: 'POWERCONTEXT_SERVER_RUNTIME_MEMORY_AUTHORITY_TAG_WEIGHTS',
+    default: '(none)',
+    range: 'tag=weight,... with up to 64 tags, weights 0..10',
+    origin: 'project extension',
+    description:
+      "Authority after fusion (RFC 0014): an entry's fused score is multiplied by 1 + the largest weight among its tags (plus the pinned boost; the boost is at most 10). Tags match case-insensitively.",
   },
 ];

@@ -326,9 +326,11 @@ describe('decision composition', () => {
     expect(Object.keys(runtime.memory).sort()).toEqual([
       'forScope',
       'lexicalIndexState',
+      'prepareContext',
       'reembed',
       'reindex',
       'scopes',
+      'search',
     ]);
   });
 });

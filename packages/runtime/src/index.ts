@@ -18,12 +18,16 @@ export type {
 } from '@powercontext/memory-core';
 export {
   CapabilityUnavailableError,
+  type DeleteScopeResult,
   EmbeddingFailedError,
   EntryPurgedError,
+  EXPORT_PAGE_SIZE,
+  exportedEntry,
   type FieldIssue,
   IdempotencyKeyReusedError,
   InvalidCitationError,
   InvalidImportLineError,
+  type MemoryExport,
   NotFoundError,
   PowerContextError,
   type PowerContextErrorCode,
@@ -34,6 +38,8 @@ export {
   RerankSaturatedError,
   RevisionConflictError,
   RevisionNotVisibleError,
+  ScopePurgedError,
+  type ScopeTombstone,
   StoreIncompatibleError,
   StoreUnavailableError,
   ValidationError,
@@ -63,6 +69,7 @@ export {
   type SearchChannelName,
 } from './runtime-config.js';
 export type { ReadGate, ReadOptions, ScopedMemory } from './scoped-memory.js';
+export type { ScopesMemory, ScopesReadOptions } from './scopes-memory.js';
 export { Secret } from './secret.js';
 export { TOKENS } from './tokens.js';
 export { MODEL_CALLABLE_TOOLS, type ModelCallableTool } from './tool-catalog.js';

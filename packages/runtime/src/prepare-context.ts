@@ -55,30 +55,37 @@ export const UNDECLARED_MODEL_ID = 'undeclared';
  */
 export async function prepareContext(
   service: MemoryService,
-  scopeId: string,
+  scopeIds: string | readonly string[],
   request: PrepareContextRequest,
   options?: SearchOptions,
 ): Promise<PreparedContext> {
   const { contract: contractInput, ...searchRequest } = request;
   const contract = await checkAssemblyContract(contractInput);
-  const result = await service.search(scopeId, searchRequest, options);
-  const assembly = await assembleSearchResult(
-    service,
-    scopeId,
-    { query: searchRequest.query, contract },
-    result,
-    options,
-  );
+  const result =
+    typeof scopeIds === 'string'
+      ? await service.search(scopeIds, searchRequest, options)
+      : await service.searchScopes(scopeIds, searchRequest, options);
+  const assembly = await assembleHits(service, { query: searchRequest.query, contract }, result, options);
   return { ...result, assembly };
 }
 
 /**
  * The assembly half of `prepareContext`, for a search result already in hand (an evaluation times the
- * search alone, then assembles). `result` must come from a search of `scopeId` with `request.query`.
+ * search alone, then assembles). `result` must come from a search with `request.query`; each candidate's
+ * memory reference is its hit's own scope and revision, so a search of several scopes assembles alike.
  */
 export async function assembleSearchResult(
   service: MemoryService,
-  scopeId: string,
+  _scopeId: string,
+  request: AssembleSearchRequest,
+  result: SearchResult,
+  options: SearchOptions = {},
+): Promise<AssemblyReport> {
+  return assembleHits(service, request, result, options);
+}
+
+async function assembleHits(
+  service: MemoryService,
   request: AssembleSearchRequest,
   result: SearchResult,
   options: SearchOptions = {},
@@ -88,7 +95,7 @@ export async function assembleSearchResult(
   const trace = result.trace;
   const reranked = trace !== undefined && trace.degraded === undefined;
   const pool = reranked ? trace.candidates : result.hits;
-  const candidates = pool.map((hit) => candidateOf(hit, scopeId));
+  const candidates = pool.map(candidateOf);
   const policyId = reranked ? trace.policyId : service.retrievalPolicy.id;
   const modelId = reranked ? (trace.modelId ?? UNDECLARED_MODEL_ID) : NO_MODEL_ID;
   const ranks = reranked ? trace.selectedRanks : pool.map((_, index) => index + 1);
@@ -105,9 +112,10 @@ export async function assembleSearchResult(
   );
 }
 
-function candidateOf(hit: MemoryHit, scopeId: string): AssemblyCandidate {
+function candidateOf(hit: MemoryHit): AssemblyCandidate {
+  const { scopeId, artifactId, revision } = hit.citation;
   return {
-    memoryRef: { artifactId: hit.citation.artifactId, scopeId, revision: hit.citation.revision },
+    memoryRef: { artifactId, scopeId, revision },
     entryId: hit.citation.entryId,
     entryVersionId: hit.citation.entryVersionId,
     source: hit.entry.sources[0]?.sourceId ?? `entry:${hit.citation.entryId}`,

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createScriptedReranker } from '@powercontext/memory-core/testing';
 import { PGliteThread } from '@powercontext/store-postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime } from './create-runtime.js';
@@ -88,5 +89,66 @@ describe('openEmbeddedStoreAhead', { timeout: 120_000 }, () => {
     const fresh = join(root, 'new');
     expect(await openEmbeddedStoreAhead({ env: { POWERCONTEXT_SERVER_DATA_DIR: fresh } })).toBe(false);
     expect(existsSync(fresh)).toBe(false);
+  });
+});
+
+// rfcs/0001, "A library starts as the command does": createRuntime begins the open itself when nothing
+// is left to refuse before it, so that PostgreSQL starts while the composition and the store load.
+describe('createRuntime on an existing data directory', { timeout: 120_000 }, () => {
+  beforeAll(async () => {
+    await (await createRuntime({ env })).close(); // an existing store
+  });
+
+  it('begins the open before its composition loads, and its store takes that open', async () => {
+    const begins = vi.spyOn(PGliteThread, 'begin');
+    const opens = vi.spyOn(PGliteThread, 'open');
+    const runtime = await createRuntime({ env });
+    try {
+      expect(opens).not.toHaveBeenCalled(); // the store's own open would call it
+      expect(begins).toHaveBeenCalledTimes(1);
+      await runtime.memory.forScope('ahead').remember({ entries: [{ text: 'begun by createRuntime' }] });
+      expect((await runtime.memory.forScope('ahead').search({ query: 'begun' })).hits).toHaveLength(1);
+    } finally {
+      await runtime.close();
+    }
+    expect(existsSync(join(dataDir, 'powercontext.lock'))).toBe(false);
+  });
+
+  it('opens it after resolving the adapters when the configuration could still refuse the run', async () => {
+    const opens = vi.spyOn(PGliteThread, 'open');
+    const reranker = createScriptedReranker({ policyId: 'test.keep' });
+    const runtime = await createRuntime({
+      env: { ...env, POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_ENABLED: 'true' },
+      reranker,
+    });
+    try {
+      expect(opens).toHaveBeenCalledTimes(1);
+      expect(runtime.capabilities().rerank?.policyId).toBe('test.keep');
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('opens two directories at once, each runtime its own', async () => {
+    const other = join(root, 'other');
+    await (await createRuntime({ env: { POWERCONTEXT_SERVER_DATA_DIR: other } })).close();
+    const runtimes = await Promise.all([
+      createRuntime({ env }),
+      createRuntime({ env: { POWERCONTEXT_SERVER_DATA_DIR: other } }),
+    ]);
+    try {
+      await runtimes[0].memory.forScope('two').remember({ entries: [{ text: 'first directory' }] });
+      await runtimes[1].memory.forScope('two').remember({ entries: [{ text: 'second directory' }] });
+      const texts = await Promise.all(
+        runtimes.map(async (runtime) =>
+          (await runtime.memory.forScope('two').search({ query: 'directory' })).hits.map((hit) => hit.text),
+        ),
+      );
+      expect(texts).toEqual([['first directory'], ['second directory']]);
+    } finally {
+      await Promise.all(runtimes.map((runtime) => runtime.close()));
+    }
+    expect(existsSync(join(dataDir, 'powercontext.lock'))).toBe(false);
+    expect(existsSync(join(other, 'powercontext.lock'))).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import {
   closeOpenedAhead,
   openPGliteAhead,
+  type PrestartOptions,
   prestartPGliteThread,
 } from '@powercontext/store-postgres/prestart';
 import type { RuntimeConfig } from './runtime-config.js';
@@ -15,13 +16,18 @@ type Env = Record<string, string | undefined>;
  * no trace, and an unused thread never keeps the process alive). Importing this module does not load
  * the runtime.
  */
-export function prestartEmbeddedStore(env: Env = process.env): void {
+export function prestartEmbeddedStore(env: Env = process.env, options: PrestartOptions = {}): void {
   if (env.POWERCONTEXT_SERVER_DATABASE_URL !== undefined) return;
-  prestartPGliteThread();
+  prestartPGliteThread(options);
 }
 
+export type { PrestartOptions };
+
 export interface OpenAheadOptions {
-  /** The `pgliteSharedBuffers` the caller will give `createRuntime` (it must be the same to be taken). */
+  /**
+   * The `pgliteSharedBuffers` the caller will give `createRuntime` (it must be the same to be taken);
+   * default `fit`, as `createRuntime`'s.
+   */
   pgliteSharedBuffers?: string;
 }
 
@@ -53,10 +59,7 @@ export async function openEmbeddedStoreAhead(
     return false; // createRuntime reports it, before any store opens
   }
   if (config.store.kind !== 'pglite' || !opensStoreFirst(config)) return false;
-  return openPGliteAhead(
-    config.store.dataDir,
-    options.pgliteSharedBuffers === undefined ? {} : { sharedBuffers: options.pgliteSharedBuffers },
-  );
+  return openPGliteAhead(config.store.dataDir, { sharedBuffers: options.pgliteSharedBuffers ?? 'fit' });
 }
 
 /** Closes cleanly an open begun by `openEmbeddedStoreAhead` that no runtime took (a command that stops early). */

@@ -20,6 +20,7 @@ describe('loadRuntimeConfig', () => {
         decisionConcurrency: 1,
         candidateLimit: 30,
         failurePolicy: 'fail_closed',
+        multiScope: 'skip',
         maxInFlight: 8,
         queueTimeoutMs: 1000,
         deadlineMs: 60_000,
@@ -33,6 +34,7 @@ describe('loadRuntimeConfig', () => {
         channels: ['fts', 'vector'],
         channelWeights: { fts: 1, vector: 0.1, entity: 1, graph: 0.5 },
         lexicalFallback: true,
+        authority: { pinnedBoost: 0, tagWeights: {} },
       },
     });
   });
@@ -118,6 +120,7 @@ describe('loadRuntimeConfig', () => {
       channels: ['fts', 'vector'],
       channelWeights: { fts: 1, vector: 0.1, entity: 1, graph: 0.5 },
       lexicalFallback: true,
+      authority: { pinnedBoost: 0, tagWeights: {} },
     });
     expect(
       loadRuntimeConfig({ POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK: 'false' }).retrieval

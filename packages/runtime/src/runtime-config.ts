@@ -1,4 +1,6 @@
+import type { AuthorityWeights } from '@powercontext/memory-core';
 import { z } from 'zod';
+import { AUTHORITY_FIELDS, authorityFromEnv } from './authority-config.js';
 import { ConfigurationError } from './configuration-error.js';
 import { Secret } from './secret.js';
 
@@ -47,6 +49,8 @@ export interface RuntimeConfig {
     decisionConcurrency: number;
     candidateLimit: number;
     failurePolicy: 'fail_closed' | 'fail_open';
+    /** Whether a search of several scopes reranks its fused pool (`rerank`) or not (`skip`, seed 003). */
+    multiScope: 'skip' | 'rerank';
     maxInFlight: number;
     queueTimeoutMs: number;
     deadlineMs: number;
@@ -64,6 +68,8 @@ export interface RuntimeConfig {
     channelWeights: { fts: number; vector: number; entity: number; graph: number };
     /** Lexical admission fallback (RFC 0002): a query whose terms match some entry never answers empty. */
     lexicalFallback: boolean;
+    /** The authority step after fusion (RFC 0014); all weights 0 = no step. */
+    authority: AuthorityWeights;
   };
 }
 
@@ -192,6 +198,9 @@ const FIELDS = {
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY: z
     .enum(['fail_closed', 'fail_open'], { error: 'must be fail_closed or fail_open' })
     .default('fail_closed'),
+  POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MULTI_SCOPE: z
+    .enum(['skip', 'rerank'], { error: 'must be skip or rerank' })
+    .default('skip'),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MAX_IN_FLIGHT: number(1, 256, true).default(8),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS: number(0, 60_000, true).default(1_000),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS: number(1, 3_600_000, true).optional(),
@@ -233,6 +242,7 @@ const FIELDS = {
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_K1: number(0, 10, false).default(0.8),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_B: number(0, 1, false).default(0),
   POWERCONTEXT_SERVER_RUNTIME_MEMORY_BM25_DELTA: number(0, 10, false).default(0.5),
+  ...AUTHORITY_FIELDS,
 };
 
 const environmentSchema = z.object(FIELDS);
@@ -354,6 +364,7 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       decisionConcurrency: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DECISION_CONCURRENCY,
       candidateLimit: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_CANDIDATE_LIMIT,
       failurePolicy: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_FAILURE_POLICY,
+      multiScope: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MULTI_SCOPE,
       maxInFlight: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MAX_IN_FLIGHT,
       queueTimeoutMs: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS,
       // Default: the generation bound itself, so the defaults never change RFC 0080 behaviour.
@@ -373,6 +384,7 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       },
       contextWeights: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_CONTEXT_WEIGHTS,
       lexicalFallback: e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_LEXICAL_FALLBACK,
+      authority: authorityFromEnv(e),
       channels: [...e.POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS],
       channelWeights: {
         fts: 1,

@@ -2,16 +2,20 @@ import type { AssemblyReport } from '@powercontext/context-assembly';
 import type {
   ChangesPage,
   Citation,
+  DeleteScopeRequest,
+  DeleteScopeResult,
   EntryPage,
   EntryTarget,
   EntryVersion,
   EntryWriteResult,
+  ExportRequest,
   GetEntryRequest,
   ImportOptions,
   ImportRecord,
   ImportSummary,
   ListChangesRequest,
   ListEntriesRequest,
+  MemoryExport,
   MemoryRef,
   MemoryService,
   PurgeRequest,
@@ -81,6 +85,17 @@ export interface ScopedMemory {
    * `status: 'purged'`. Cannot be undone, unlike `forget` (RFC 0002, "Purge").
    */
   purge(request: PurgeRequest, options?: WriteOptions): Promise<PurgeResult>;
+  /**
+   * Deletes the whole scope for good (RFC 0015): every entry, at every revision, from every table and
+   * index; a tombstone stays, and every read and write of the scope afterwards throws ScopePurgedError
+   * (`scope_purged`). Repeating it answers `unchanged`; a scope never written throws NotFoundError.
+   */
+  deleteScope(request?: DeleteScopeRequest): Promise<DeleteScopeResult>;
+  /**
+   * Opens an export of the active entries at `revision` (default the head), read page by page from the
+   * primary at that revision: each entry as `exportedEntry` gives it, the shape `import` takes back.
+   */
+  openExport(request?: ExportRequest): Promise<MemoryExport>;
   list(request?: ListEntriesRequest, options?: ReadOptions): Promise<EntryPage>;
   get(request: GetEntryRequest, options?: ReadOptions): Promise<{ memory: MemoryRef; entry: EntryVersion }>;
   changes(request?: ListChangesRequest, options?: ReadOptions): Promise<ChangesPage>;
@@ -126,6 +141,8 @@ export function scopedMemory(
     forget: (request, options) => service.forget(scopeId, request, options),
     reactivate: (request, options) => service.reactivate(scopeId, request, options),
     purge: (request, options) => service.purge(scopeId, request, options),
+    deleteScope: (request) => service.deleteScope(scopeId, request),
+    openExport: (request) => service.openExport(scopeId, request),
     list: (request, options) => read(scopeId, options, () => service.list(scopeId, request)),
     get: (request, options) => read(scopeId, options, () => service.get(scopeId, request)),
     changes: (request, options) => read(scopeId, options, () => service.changes(scopeId, request)),

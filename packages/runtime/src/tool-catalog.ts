@@ -42,5 +42,10 @@ export const MODEL_CALLABLE_TOOLS: readonly ModelCallableTool[] = [
     description: 'List the writes to a scope between two revisions, page by page.',
     readOnly: true,
   },
+  {
+    name: 'delete_scope',
+    description: 'Delete a whole scope for good (needs the purge permission).',
+    readOnly: false,
+  },
   { name: 'list_scopes', description: 'The scopes the caller may use, and its permissions.', readOnly: true },
 ];

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Each command loads its own modules when it runs (dynamic imports): `memory` never loads the HTTP
 // server or the MCP SDK, and --help or a bad argument answers before the runtime and its store load.
-import module from 'node:module';
+import module, { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 
 // Node 22.1+ keeps the compiled code of loaded modules on disk between runs (a no-op on Node 20).
@@ -37,11 +37,15 @@ const QUICK_START_FLAGS = {
 function preferQuickStart(command: keyof typeof QUICK_START_FLAGS): void {
   const flags = QUICK_START_FLAGS[command];
   if (process.execArgv.includes(flags[0])) return;
+  flagsSetAtRunTime = true;
   const { execve } = process as { execve?: (file: string, args: string[]) => never };
   if (Number(process.versions.v8.split('.')[0]) >= 13 && execve && process.platform !== 'win32')
     execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)]);
   for (const flag of flags) setFlagsFromString(flag);
 }
+
+/** Whether this process set its quick-start flags with `setFlagsFromString` (the PGlite thread leaves them). */
+let flagsSetAtRunTime = false;
 
 /**
  * For the commands that run the store: the embedded store's PGlite thread starts before anything else
@@ -52,7 +56,9 @@ function preferQuickStart(command: keyof typeof QUICK_START_FLAGS): void {
  */
 async function prestartStoreThread(args: readonly string[]): Promise<void> {
   if (args.some((arg) => arg.startsWith('--database-url') || arg === '--help' || arg === '-h')) return;
-  (await import('@powercontext/runtime/prestart')).prestartEmbeddedStore(process.env);
+  (await import('@powercontext/runtime/prestart')).prestartEmbeddedStore(process.env, {
+    processSetCompileFlags: flagsSetAtRunTime,
+  });
 }
 
 // The memory commands are spelled out, not read from MEMORY_SUBCOMMANDS: importing cli/memory-args.js
@@ -61,9 +67,14 @@ const USAGE = `Usage: powercontext <command>
 
   server run          serve the HTTP v1 API and the MCP endpoint
   mcp                 serve MCP over stdio
-  memory <command>    remember, search, list, get, revise, forget, reactivate, purge, changes, reembed, import
+  memory <command>    remember, search, list, get, revise, forget, reactivate, purge, changes, reembed, import, export, delete-scope
 
-Run a command with --help for its options.`;
+Run a command with --help for its options; --version prints the version.`;
+
+/** The package's own version (the bundle inlines package.json: scripts/bundle-bin.mjs). */
+function version(): string {
+  return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -72,6 +83,11 @@ async function main(argv: string[]): Promise<number> {
       if (rest[0] === 'run') await prestartStoreThread(rest);
       const { runServerCommand, SERVER_RUN_USAGE } = await import('./server/run-server-command.js');
       if (rest[0] === 'run') return runServerCommand(rest.slice(1));
+      // `server` has one command: its help is `server run`'s, as `memory --help` is the memory commands'.
+      if (rest[0] === '--help' || rest[0] === '-h') {
+        console.log(SERVER_RUN_USAGE);
+        return 0;
+      }
       console.error(
         rest[0] === undefined
           ? SERVER_RUN_USAGE
@@ -90,6 +106,10 @@ async function main(argv: string[]): Promise<number> {
     case '--help':
     case '-h':
       console.log(USAGE);
+      return 0;
+    case '--version':
+    case '-V':
+      console.log(version());
       return 0;
     default:
       console.error(command === undefined ? USAGE : `unknown command "${command}"\n\n${USAGE}`);

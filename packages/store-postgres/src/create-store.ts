@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './database.js';
 import { DEFAULT_DATABASE_BOUNDS } from './database-bounds.js';
+import { indexBuildSessions, NO_INDEX_BUILDS } from './index-build-sessions.js';
 import type { LexicalIndexCacheOptions } from './lexical-index-cache.js';
 import { type MigrationOutcome, migrateToLatest } from './migrate.js';
 import { memoryMigrations } from './migrations/migrations.js';
@@ -193,7 +194,13 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
       const outcome = await guardStoreErrors(() => migrateToLatest(db, textSearchConfig));
       options.onMigrated?.(outcome);
     }
-    const store = new PostgresMemoryStore({ db, textSearchConfig, ...storeTuning(options) });
+    const store = new PostgresMemoryStore({
+      db,
+      textSearchConfig,
+      ...storeTuning(options),
+      // A read-only store builds no index: its large scopes are scanned exactly until a writer builds theirs.
+      indexBuilds: options.readOnly ? NO_INDEX_BUILDS : indexBuildSessions(pg, options.connectionString),
+    });
     rememberDatabase(store, db);
     pools.set(store, {
       usage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

@@ -28,6 +28,9 @@ export interface Database {
     lexical_length: number;
     position_source: string | null;
     position_order: number[] | null;
+    tags: Generated<string[]>;
+    pinned: Generated<boolean>;
+    occurred_at: Date | string | null;
     created_at: Generated<Date>;
   };
   pc_lexical_projections: {
@@ -88,6 +91,15 @@ export interface Database {
     superseded_revision: number;
     operation: string;
     state: 'active' | 'inactive';
+  };
+  /** The tombstone of a deleted scope (RFC 0015); migration 0013. */
+  pc_deleted_scopes: {
+    scope_id: string;
+    artifact_id: string;
+    revision: number;
+    entries: string | number;
+    deleted_at: Generated<Date>;
+    deleted_by: string | null;
   };
   /** The entities of each active version's text (RFC 0013); migration 0011. */
   pc_entities: { scope_id: string; entity: string; entry_version_id: string };

@@ -1,29 +1,48 @@
-import { createHash } from 'node:crypto';
 import type { EmbeddingProfile, EmbeddingToStore } from '@powercontext/memory-core';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './database.js';
 import { lockHead } from './entry-reads.js';
 import { ENTRY_VERSION_COLUMNS, type EntryVersionRow, toEntryVersion } from './entry-version-row.js';
-import { MIGRATION_LOCK_KEY } from './migrate.js';
+import {
+  buildScopeIndexConcurrently,
+  createScopeIndex,
+  existingScopeIndexes,
+  HNSW_MAX_DIMENSION,
+  type IndexBuildSessions,
+  scopeIndexName,
+} from './hnsw-indexes.js';
 import { subtractEmbedded } from './search-statistics.js';
 import { quotedArrayLiteral, toSparseVectorLiteral } from './vector-literal.js';
 
 /**
  * The embedding profiles this store has prepared, their vectors and their HNSW indexes. A prepared
- * profile's completeness is kept in every write; a profile's HNSW index is built once a scope's active
- * entries exceed the exact-scan limit.
+ * profile's completeness is kept in every write; a scope gets its own HNSW index of a profile once its
+ * active entries exceed the exact-scan limit (hnsw-indexes.ts): on PostgreSQL built beside the writes on
+ * a session of its own, on PGlite in the write that takes the scope past the limit.
  */
 export class EmbeddingProfiles {
   readonly #db: Kysely<Database>;
   readonly exactVectorScanLimit: number;
   /** Profiles prepared by this store: their completeness is kept in every write. */
   readonly #profiles = new Map<string, EmbeddingProfile>();
-  /** Profiles whose HNSW index exists. */
-  readonly #indexedProfiles = new Set<string>();
+  /** The (profile, scope) pairs whose HNSW index exists, as `profile\u0000scope`. */
+  readonly #indexedScopes = new Set<string>();
+  /** Where builds run beside the writes; undefined: in the write's transaction. */
+  readonly #builds: IndexBuildSessions | undefined;
+  /** Builds in flight, by pair. */
+  readonly #building = new Map<string, Promise<void>>();
+  /** A pair whose build failed is not tried again before this time (ms since the epoch). */
+  readonly #retryAfter = new Map<string, number>();
 
-  constructor(db: Kysely<Database>, exactVectorScanLimit: number) {
+  constructor(db: Kysely<Database>, exactVectorScanLimit: number, builds?: IndexBuildSessions) {
     this.#db = db;
     this.exactVectorScanLimit = exactVectorScanLimit;
+    this.#builds = builds;
+  }
+
+  /** Resolves once no index build is in flight (tests, the benchmark). */
+  async buildsSettled(): Promise<void> {
+    while (this.#building.size > 0) await Promise.all(this.#building.values());
   }
 
   /** The ids of the prepared profiles. */
@@ -31,9 +50,20 @@ export class EmbeddingProfiles {
     return [...this.#profiles.keys()];
   }
 
-  /** Whether the profile's HNSW index exists (as far as this store knows). */
-  isIndexed(profileId: string): boolean {
-    return this.#indexedProfiles.has(profileId);
+  /** Whether the scope's HNSW index of the profile exists (as far as this store knows). */
+  isIndexed(profileId: string, scopeId: string): boolean {
+    return this.#indexedScopes.has(pairKey(profileId, scopeId));
+  }
+
+  /**
+   * Whether the scope's HNSW index of the profile exists, asking the catalog when this store has not
+   * seen it (another process may have built it since this one opened); only a found index is remembered.
+   */
+  async findIndex(profileId: string, scopeId: string): Promise<boolean> {
+    if (this.isIndexed(profileId, scopeId)) return true;
+    const found = await existingScopeIndexes(this.#db, profileId, [scopeId]);
+    if (found.length > 0) this.#indexedScopes.add(pairKey(profileId, scopeId));
+    return found.length > 0;
   }
 
   async prepare(profile: EmbeddingProfile): Promise<void> {
@@ -41,17 +71,13 @@ export class EmbeddingProfiles {
       throw new TypeError(`embedding profile ${profile.id} has an invalid dimension ${profile.dimension}`);
     }
     // One read for a profile met before (every open but the first): a read-only command writes nothing.
-    // Without its HNSW index, the same statement tells whether a scope has outgrown the exact scan: the
-    // index is built only then (or with a limit of 0). PostgreSQL counts only when the index is missing.
-    const indexable = profile.dimension <= HNSW_MAX_DIMENSION;
-    const { rows: known } = await sql<{ registered: boolean; indexed: boolean; outgrown: boolean | null }>`
+    // The same statement names the scopes that outgrew the exact scan (one statistics row per scope).
+    const { rows: known } = await sql<{ registered: boolean; outgrown: string[] }>`
       SELECT EXISTS (SELECT 1 FROM pc_embedding_profiles WHERE profile_id = ${profile.id}) AS registered,
-        to_regclass(${profileIndexName(profile)}) IS NOT NULL AS indexed,
-        CASE WHEN to_regclass(${profileIndexName(profile)}) IS NOT NULL AND ${indexable} THEN NULL
-          ELSE EXISTS (
-            SELECT 1 FROM pc_embeddings e WHERE e.profile_id = ${profile.id}
-            GROUP BY e.scope_id HAVING count(*) > ${this.exactVectorScanLimit}
-          ) END AS outgrown`.execute(this.#db);
+        ARRAY(SELECT s.scope_id FROM pc_scope_statistics s
+          WHERE s.active_entries > ${this.exactVectorScanLimit} ORDER BY s.scope_id) AS outgrown`.execute(
+      this.#db,
+    );
     if (!known[0]?.registered) {
       await this.#db
         .insertInto('pc_embedding_profiles')
@@ -65,12 +91,15 @@ export class EmbeddingProfiles {
         .execute();
     }
     this.#profiles.set(profile.id, profile);
-    if (known[0]?.indexed && indexable) {
-      this.#indexedProfiles.add(profile.id);
-      return;
+    if (profile.dimension > HNSW_MAX_DIMENSION) return;
+    const outgrown = known[0]?.outgrown ?? [];
+    const indexed = new Set(await existingScopeIndexes(this.#db, profile.id, outgrown));
+    for (const scopeId of indexed) this.#indexedScopes.add(pairKey(profile.id, scopeId));
+    // Scopes that outgrew the limit without an index of this profile (a profile met for the first time,
+    // or a database whose per-profile index migration 0014 dropped) get theirs now.
+    for (const scopeId of outgrown) {
+      if (!indexed.has(scopeId)) await this.#createScopeIndex(this.#db, profile, scopeId);
     }
-    if (this.exactVectorScanLimit === 0 || known[0]?.outgrown)
-      await this.#createProfileIndex(this.#db, profile);
   }
 
   async versionsMissingEmbedding(scopeId: string, profileId: string, limit: number) {
@@ -113,20 +142,81 @@ export class EmbeddingProfiles {
     });
   }
 
-  /** Builds the HNSW index of the prepared profiles once the scope's active entries exceed the exact-scan limit. */
+  /**
+   * Builds the scope's HNSW index of each prepared profile once its active entries exceed the exact-scan
+   * limit, in the write that takes it past the limit: one build over the vectors stored so far.
+   */
   async indexWhenOutgrown(db: Kysely<Database>, scopeId: string, revision: number) {
-    const pending = [...this.#profiles.values()].filter((p) => !this.#indexedProfiles.has(p.id));
+    const pending = [...this.#profiles.values()].filter(
+      (p) => p.dimension <= HNSW_MAX_DIMENSION && !this.isIndexed(p.id, scopeId),
+    );
     if (pending.length === 0) return;
     const { rows } = await sql<{ active: string | number }>`
       SELECT s.active_entries AS active FROM pc_scope_statistics s
       WHERE s.scope_id = ${scopeId} AND s.revision = ${revision}`.execute(db);
     if (rows[0] === undefined || Number(rows[0].active) <= this.exactVectorScanLimit) return;
-    for (const profile of pending) await this.#createProfileIndex(db, profile);
+    for (const profile of pending) await this.#createScopeIndex(db, profile, scopeId);
   }
 
-  async #createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfile) {
-    if (await createProfileIndex(db, profile)) this.#indexedProfiles.add(profile.id);
+  /**
+   * Drops the HNSW indexes of a deleted scope, of every profile the database knows (RFC 0015): the
+   * scope's rows are gone and its name is never written again, so an index of it would only take
+   * space. A build of the scope in flight here is awaited first. On PostgreSQL the drop runs
+   * concurrently on a build session, so no write of another scope waits for it. Best effort: the
+   * deletion is committed already, and a drop that fails leaves an empty index behind, nothing more.
+   */
+  async dropScopeIndexes(scopeId: string): Promise<void> {
+    const inFlight = [...this.#building].filter(([key]) => key.endsWith(`\u0000${scopeId}`));
+    await Promise.all(inFlight.map(([, build]) => build));
+    const { rows: profiles } = await sql<{ profile_id: string }>`
+      SELECT profile_id FROM pc_embedding_profiles`.execute(this.#db);
+    for (const { profile_id: profileId } of profiles) this.#indexedScopes.delete(pairKey(profileId, scopeId));
+    const names = profiles.map(({ profile_id: profileId }) => scopeIndexName(profileId, scopeId));
+    const { rows: present } = await sql<{ name: string }>`
+      SELECT n.name FROM unnest(${names}::text[]) AS n(name) WHERE to_regclass(n.name) IS NOT NULL`.execute(
+      this.#db,
+    );
+    for (const { name } of present) {
+      try {
+        if (this.#builds) {
+          await this.#builds.run(async (session) => {
+            await sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`).execute(session);
+          });
+        } else {
+          await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(this.#db);
+        }
+      } catch {
+        // Left for an operator: the index is empty and harmless (RFC 0015).
+      }
+    }
   }
+
+  async #createScopeIndex(db: Kysely<Database>, profile: EmbeddingProfile, scopeId: string) {
+    const builds = this.#builds;
+    if (!builds) {
+      if (await createScopeIndex(db, profile, scopeId)) this.#indexedScopes.add(pairKey(profile.id, scopeId));
+      return;
+    }
+    const key = pairKey(profile.id, scopeId);
+    if (this.#building.has(key) || (this.#retryAfter.get(key) ?? 0) > Date.now()) return;
+    const build = builds
+      .run(async (session) => {
+        if (await buildScopeIndexConcurrently(session, profile, scopeId)) this.#indexedScopes.add(key);
+      })
+      .catch(() => {
+        // Searches stay exact; a later write into the scope tries again.
+        this.#retryAfter.set(key, Date.now() + BUILD_RETRY_MS);
+      })
+      .finally(() => this.#building.delete(key));
+    this.#building.set(key, build);
+  }
+}
+
+/** How long a failed build waits before a write into its scope tries again. */
+const BUILD_RETRY_MS = 60_000;
+
+function pairKey(profileId: string, scopeId: string): string {
+  return `${profileId}\u0000${scopeId}`;
 }
 
 /** Inserts the vectors of a revision's new active versions (a vector already stored is kept). */
@@ -143,34 +233,4 @@ export async function insertEmbeddings(
     FROM unnest(${embeddings.map((e) => e.entryVersionId)}::uuid[], ${embeddings.map((e) => e.profileId)}::text[],
       ${quotedArrayLiteral(embeddings.map((e) => toSparseVectorLiteral(e.vector)))}::sparsevec[]) AS e(entry_version_id, profile_id, embedding)
     ON CONFLICT (entry_version_id, profile_id) DO NOTHING`.execute(db);
-}
-
-/** pgvector indexes `vector` columns of at most this many dimensions. */
-const HNSW_MAX_DIMENSION = 2_000;
-
-function profileIndexName(profile: EmbeddingProfile) {
-  return `pc_embeddings_hnsw_${createHash('sha256').update(profile.id).digest('hex').slice(0, 24)}`;
-}
-
-/**
- * An HNSW index over one profile's vectors, cast to the profile's dimension (pgvector needs a fixed
- * one). Profiles above 2,000 dimensions get no index: their scopes are always scanned exactly.
- * Returns whether the index exists.
- */
-async function createProfileIndex(db: Kysely<Database>, profile: EmbeddingProfile): Promise<boolean> {
-  if (profile.dimension > HNSW_MAX_DIMENSION) return false;
-  const literal = profile.id.replaceAll("'", "''");
-  // Under the migration lock, in a transaction: two processes creating the same index at once would
-  // otherwise collide in the catalog even with IF NOT EXISTS (RFC 0005, "More than one server").
-  const create = async (trx: Kysely<Database>) => {
-    await sql`SELECT pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
-    await sql
-      .raw(
-        `CREATE INDEX IF NOT EXISTS ${profileIndexName(profile)} ON pc_embeddings USING hnsw ((embedding::vector(${profile.dimension})) vector_cosine_ops) WHERE profile_id = '${literal}'`,
-      )
-      .execute(trx);
-  };
-  if (db.isTransaction) await create(db);
-  else await db.transaction().execute(create);
-  return true;
 }

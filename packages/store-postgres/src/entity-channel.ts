@@ -7,6 +7,7 @@ import type {
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './database.js';
 import { liveAt, visibleAt } from './entry-version-row.js';
+import { keptBy } from './filter-sql.js';
 import { executePrepared } from './prepared.js';
 
 // The reads of the entity and graph channels (RFC 0013) over the entity index (entity-index.ts). Both
@@ -73,6 +74,7 @@ export async function entitySearch(
     ), scored AS MATERIALIZED (
       SELECT m.entry_id, m.entry_version_id, ${SUMMED_IDF} AS score, count(*)::int AS matched
       FROM matches m JOIN df d USING (entity) CROSS JOIN stats s
+      WHERE ${keptBy(scopeId, query.filter, sql`m.entry_version_id`)}
       GROUP BY m.entry_id, m.entry_version_id
     ), top AS MATERIALIZED (
       SELECT * FROM scored c ORDER BY c.score DESC, c.entry_id, c.entry_version_id LIMIT ${query.limit}
@@ -109,6 +111,7 @@ export async function entityNeighbours(
         SELECT m.entry_id, m.entry_version_id, ${SUMMED_IDF} AS score, count(*)::int AS matched
         FROM matches m JOIN df d USING (entity) CROSS JOIN stats s
         WHERE NOT EXISTS (SELECT 1 FROM seeds k WHERE k.entry_version_id = m.entry_version_id)
+          AND ${keptBy(scopeId, query.filter, sql`m.entry_version_id`)}
         GROUP BY m.entry_id, m.entry_version_id
       )
       SELECT c.entry_id, c.entry_version_id, c.score, c.matched FROM scored c

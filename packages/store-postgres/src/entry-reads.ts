@@ -4,11 +4,14 @@ import type {
   ListEntriesQuery,
   MemoryRef,
   RevisionChange,
+  ScopeVersionsRead,
   VersionOperation,
 } from '@powercontext/memory-core';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './database.js';
+import { refuseDeletedScope } from './deleted-scopes.js';
 import { ENTRY_VERSION_COLUMNS, type EntryVersionRow, liveAt, toEntryVersion } from './entry-version-row.js';
+import { filterCondition } from './filter-sql.js';
 
 // Reads of a scope's head, revisions and entry versions: plain statements, shared by the store's
 // public reads and by a write's transaction (which passes itself as `db`).
@@ -19,7 +22,34 @@ export async function readHead(db: Kysely<Database>, scopeId: string): Promise<M
     .select(['artifact_id', 'head_revision'])
     .where('scope_id', '=', scopeId)
     .executeTakeFirst();
-  return row ? { artifactId: row.artifact_id, scopeId, revision: row.head_revision } : undefined;
+  if (row) return { artifactId: row.artifact_id, scopeId, revision: row.head_revision };
+  await refuseDeletedScope(db, scopeId);
+  return undefined;
+}
+
+/** `readHead` of several scopes in one statement, in the order given. */
+export async function readHeads(
+  db: Kysely<Database>,
+  scopeIds: readonly string[],
+): Promise<(MemoryRef | undefined)[]> {
+  const { rows } = await sql<{ at: number; artifact_id: string | null; head_revision: number | null }>`
+    SELECT s.at::int AS at, h.artifact_id, h.head_revision
+    FROM unnest(${[...scopeIds]}::text[]) WITH ORDINALITY AS s(scope_id, at)
+    LEFT JOIN LATERAL (
+      SELECT m.artifact_id, m.head_revision FROM pc_memories m WHERE m.scope_id = s.scope_id
+    ) h ON true
+    ORDER BY s.at`.execute(db);
+  const heads: (MemoryRef | undefined)[] = [];
+  for (const [at, scopeId] of scopeIds.entries()) {
+    const row = rows[at];
+    if (row?.artifact_id && row.head_revision !== null) {
+      heads.push({ artifactId: row.artifact_id, scopeId, revision: row.head_revision });
+      continue;
+    }
+    await refuseDeletedScope(db, scopeId);
+    heads.push(undefined);
+  }
+  return heads;
 }
 
 /**
@@ -69,21 +99,77 @@ export async function entryVersions(
   scopeId: string,
   entryVersionIds: readonly string[],
 ): Promise<Map<string, EntryVersion>> {
-  if (entryVersionIds.length === 0) return new Map<string, EntryVersion>();
-  const { rows } = await sql<EntryVersionRow>`
-    SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
-    WHERE v.entry_version_id = ANY(${[...entryVersionIds]}::uuid[]) AND v.scope_id = ${scopeId}`.execute(db);
-  return new Map(rows.map((row) => [row.entry_version_id, toEntryVersion(row)]));
+  return (await entryVersionsOfScopes(db, [{ scopeId, entryVersionIds }]))[0]!;
+}
+
+/**
+ * `entryVersions` of several scopes in one statement: each read's map holds the versions of its own
+ * scope among its ids. The versions are found by primary key alone, and their scope is checked here:
+ * with the scope in the condition, a planner without table statistics (PGlite, a new scope) walks the
+ * (scope, revision, entry version) index once per revision of the scope instead.
+ */
+export async function entryVersionsOfScopes(
+  db: Kysely<Database>,
+  reads: readonly ScopeVersionsRead[],
+): Promise<Map<string, EntryVersion>[]> {
+  const found = reads.map(() => new Map<string, EntryVersion>());
+  const ids = [...new Set(reads.flatMap((read) => read.entryVersionIds))];
+  if (ids.length === 0) return found;
+  const { rows } = await sql<EntryVersionRow & { scope_id: string }>`
+    SELECT v.scope_id, ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+    WHERE v.entry_version_id = ANY(${ids}::uuid[])`.execute(db);
+  const asked = reads.map((read) => new Set(read.entryVersionIds));
+  for (const row of rows) {
+    const version = toEntryVersion(row);
+    reads.forEach((read, at) => {
+      if (read.scopeId === row.scope_id && asked[at]!.has(row.entry_version_id))
+        found[at]!.set(row.entry_version_id, version);
+    });
+  }
+  return found;
 }
 
 export async function listEntries(db: Kysely<Database>, query: ListEntriesQuery): Promise<EntryVersion[]> {
+  const order = query.order ?? 'entry_id';
+  const after = query.after;
+  const keyset =
+    order === 'entry_id' || !after
+      ? sql``
+      : order === 'newest'
+        ? sql`AND (v.revision < ${after.revision} OR (v.revision = ${after.revision} AND v.entry_id > ${after.entryId}::uuid))`
+        : sql`AND (v.revision, v.entry_id) > (${after.revision}, ${after.entryId}::uuid)`;
+  const orderBy =
+    order === 'entry_id'
+      ? sql`v.entry_id`
+      : order === 'newest'
+        ? sql`v.revision DESC, v.entry_id`
+        : sql`v.revision, v.entry_id`;
   const { rows } = await sql<EntryVersionRow>`
     SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
-    WHERE ${liveAt(query.scopeId, query.revision)}
-      ${query.state === 'all' ? sql`` : sql`AND v.state = ${query.state}`}
+    WHERE ${listedAt(query)}
       ${query.afterEntryId === undefined ? sql`` : sql`AND v.entry_id > ${query.afterEntryId}::uuid`}
-    ORDER BY v.entry_id LIMIT ${query.limit}`.execute(db);
+      ${keyset}
+    ORDER BY ${orderBy} LIMIT ${query.limit}`.execute(db);
   return rows.map(toEntryVersion);
+}
+
+/** How many versions a list would return without its keyset and limit (RFC 0014, `total`). */
+export async function countEntries(db: Kysely<Database>, query: ListEntriesQuery): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pc_entry_versions v WHERE ${listedAt(query)}`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * The versions a list reads: live at its revision, of its state, kept by its filter and its text. The
+ * text is a parameter and `strpos` finds it literally (no pattern, so `%`, `_` and `\` are plain
+ * characters); `lower()` folds both sides as memory-core's `foldCase` does.
+ */
+function listedAt(query: ListEntriesQuery) {
+  return sql`${liveAt(query.scopeId, query.revision)}
+    ${query.state === 'all' ? sql`` : sql`AND v.state = ${query.state}`}
+    AND ${filterCondition(query.filter)}
+    ${query.text === undefined ? sql`` : sql`AND strpos(lower(v.text), lower(${query.text}::text)) > 0`}`;
 }
 
 export async function listChanges(db: Kysely<Database>, query: ListChangesQuery): Promise<RevisionChange[]> {

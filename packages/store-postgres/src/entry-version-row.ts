@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 
 /** The columns that make an EntryVersion, selected as `v.*`-style raw SQL. */
 export const ENTRY_VERSION_COLUMNS = sql.raw(
-  'v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, v.content_hash, v.revision, v.sources, v.position_source, v.position_order, v.metadata, v.state, v.created_at, v.operation',
+  'v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, v.content_hash, v.revision, v.sources, v.position_source, v.position_order, v.metadata, to_jsonb(v.tags) AS tags, v.pinned, v.occurred_at, v.state, v.created_at, v.operation',
 );
 
 export interface EntryVersionRow {
@@ -19,6 +19,9 @@ export interface EntryVersionRow {
   position_source: string | null;
   position_order: number[] | string | null;
   metadata: unknown;
+  tags: unknown;
+  pinned: boolean;
+  occurred_at: Date | string | null;
   state: 'active' | 'inactive';
   created_at: Date | string;
   operation: string;
@@ -40,9 +43,16 @@ export function toEntryVersion(row: EntryVersionRow): EntryVersion {
         ? null
         : { sourceId: row.position_source, order: parseOrder(row.position_order) },
     metadata: parseJson(row.metadata) as Record<string, JsonValue>,
+    tags: parseJson(row.tags) as string[],
+    pinned: row.pinned,
+    occurredAt: row.occurred_at === null ? null : isoTime(row.occurred_at),
     state: row.state,
-    createdAt: (row.created_at instanceof Date ? row.created_at : new Date(row.created_at)).toISOString(),
+    createdAt: isoTime(row.created_at),
   };
+}
+
+function isoTime(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
 /** A float8[] as the driver returns it: parsed already (pg), or in PostgreSQL's text form. */

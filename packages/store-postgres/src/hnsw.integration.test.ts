@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { type Embedder, MemoryService } from '@powercontext/memory-core';
+import { MemoryService } from '@powercontext/memory-core';
 import { noSearchPolicy } from '@powercontext/memory-core/testing';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -7,23 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresMemoryStore } from './create-store.js';
 import type { Database } from './database.js';
 import { hnswVectorSearch } from './postgres-memory-store.js';
+import { denseEmbedder } from './testing-support/dense-embedder.js';
 import { createTestDatabase, type TestDatabase } from './testing-support/test-database.js';
-
-/** Dense pseudo-random unit vectors, a fixed one per text: the kind of vector HNSW is for. */
-function denseEmbedder(dimension: number): Embedder {
-  const vectorOf = (text: string) => {
-    const values = Array.from({ length: dimension }, (_, index) => {
-      const digest = createHash('sha256').update(`${text}#${index}`).digest();
-      return digest.readUInt32BE(0) / 2 ** 32 - 0.5;
-    });
-    const norm = Math.hypot(...values);
-    return values.map((value) => value / norm);
-  };
-  return {
-    profile: { id: 'test.dense.v1', dimension, normalization: 'l2', minCosine: -1 },
-    embed: async (texts) => texts.map(vectorOf),
-  };
-}
 
 let database: TestDatabase;
 let db: Kysely<Database>;
@@ -44,7 +28,7 @@ const ENTRIES = 600;
 const LIMIT = 300;
 
 describe('the HNSW path on PostgreSQL', () => {
-  it('builds the index only once a scope outgrows the exact scan, walks it, and finds at least 95% of the exact top 10', async () => {
+  it('builds the scope’s index only once it outgrows the exact scan, walks it, and finds at least 95% of the exact top 10', async () => {
     const embedder = denseEmbedder(48);
     const exact = await createPostgresMemoryStore({ connectionString: database.connectionString });
     const approximate = await createPostgresMemoryStore({
@@ -57,7 +41,7 @@ describe('the HNSW path on PostgreSQL', () => {
       const indexes = async () =>
         (
           await sql<{ indexname: string }>`
-            SELECT indexname FROM pg_indexes WHERE tablename = 'pc_embeddings' AND indexname LIKE 'pc_embeddings_hnsw_%'`.execute(
+            SELECT indexname FROM pg_indexes WHERE tablename = 'pc_embeddings' AND indexname LIKE 'pc_embeddings_scope_hnsw_%'`.execute(
             db,
           )
         ).rows.length;
@@ -71,7 +55,9 @@ describe('the HNSW path on PostgreSQL', () => {
           entries: texts.slice(start, start + 200).map((text) => ({ text })),
         });
         revision = written.memory.revision;
-        // Built by the write that took the scope past the limit, not before.
+        // Built beside the writes (CREATE INDEX CONCURRENTLY) once a write took the scope past the limit,
+        // not before.
+        await approximate.indexBuildsSettled();
         expect(await indexes()).toBe(start + 200 > LIMIT ? 1 : 0);
       }
 
@@ -90,7 +76,7 @@ describe('the HNSW path on PostgreSQL', () => {
           sql: `EXPLAIN (COSTS OFF) ${compiled.sql}`,
         });
         const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
-        expect(text).toMatch(/Index Scan using pc_embeddings_hnsw_/);
+        expect(text).toMatch(/Index Scan using pc_embeddings_scope_hnsw_/);
       }
       expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
     } finally {

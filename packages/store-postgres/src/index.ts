@@ -18,7 +18,12 @@ export {
   type MigrationOutcome,
   migrateToLatest,
 } from './migrate.js';
-export { closeOpenedAhead, type OpenAheadOptions, openPGliteAhead } from './pglite/open-ahead.js';
+export {
+  closeOpenedAhead,
+  type OpenAheadOptions,
+  openedAheadFor,
+  openPGliteAhead,
+} from './pglite/open-ahead.js';
 export { installedPGliteVersion } from './pglite/open-pglite.js';
 export { createPGliteDialect } from './pglite/pglite-driver.js';
 export {
@@ -43,6 +48,7 @@ export {
   assertRevisionVisible,
   type ReadOutcome,
   type ReadTarget,
+  type ReadTargetScope,
   type ReplicaMember,
   ReplicatedStore,
   type ReplicatedStoreOptions,

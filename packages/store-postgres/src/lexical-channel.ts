@@ -4,10 +4,12 @@ import type {
   LexicalMatchSources,
   LexicalSearchQuery,
   LexicalSearchResult,
+  ScopeAtRevision,
 } from '@powercontext/memory-core';
 import { type Kysely, sql } from 'kysely';
 import { bm25Idf, bm25Statistics, projectionVisibleAt } from './bm25-sql.js';
 import type { Database } from './database.js';
+import { type FilteredVersions, keptBy } from './filter-sql.js';
 import type { LexicalIndexCache } from './lexical-index-cache.js';
 import { LexicalMemory } from './lexical-memory.js';
 import { executePrepared } from './prepared.js';
@@ -23,6 +25,8 @@ export interface LexicalChannelOptions {
   reads: BackgroundReads;
   /** Whether the store has closed: a background read then holds nothing. */
   closed: () => boolean;
+  /** The versions a filter keeps, for the index in memory (shared with the vector channel). */
+  filtered: FilteredVersions;
 }
 
 /**
@@ -41,11 +45,36 @@ export class LexicalChannel {
     this.#analyzed = options.analyze;
     this.#memory =
       options.cache &&
-      new LexicalMemory(options.db, options.analyze, options.cache, options.reads, options.closed);
+      new LexicalMemory(
+        options.db,
+        options.analyze,
+        options.cache,
+        options.reads,
+        options.closed,
+        options.filtered,
+      );
   }
 
   async search(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
     return (await this.#memory?.answer(query)) ?? this.#lexicalSearchStatement(query);
+  }
+
+  /**
+   * `search` of one query in several scopes, each at its own revision: the scopes whose index is held
+   * are answered from memory together (`LexicalMemory.answerScopes`: one short read for all of them),
+   * the others by the statement, scope by scope.
+   */
+  async searchScopes(
+    query: Omit<LexicalSearchQuery, 'scopeId' | 'revision'>,
+    scopes: readonly ScopeAtRevision[],
+  ): Promise<LexicalSearchResult[]> {
+    const answers = (await this.#memory?.answerScopes(query, scopes)) ?? [];
+    return Promise.all(
+      scopes.map(
+        ({ scopeId, revision }, at) =>
+          answers[at] ?? this.#lexicalSearchStatement({ ...query, scopeId, revision }),
+      ),
+    );
   }
 
   async #lexicalSearchStatement(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
@@ -61,7 +90,9 @@ export class LexicalChannel {
     // are joined to their entry version rows for the tie-break: the answer is identities only, and the
     // search reads the content of the candidates fusion keeps (`entryVersions`). A visible
     // projection always belongs to a version that is live and active at the revision (RFC 0007).
-    // scoreLexicalIndex computes the same in memory; a change here must be made there too.
+    // A filter (RFC 0014) keeps versions at the scoring step, before the top `limit`; N, avgdl and
+    // each lexeme's df stay the scope's. scoreLexicalIndex computes the same in memory; a change here
+    // must be made there too.
     const rows = await executePrepared(
       this.#db,
       sql<CandidateRow & { score: number; matched_terms: number; query_terms: number; total_length: number }>`
@@ -84,6 +115,7 @@ export class LexicalChannel {
           ) AS score,
           count(*)::int AS matched_terms
         FROM matches m CROSS JOIN stats s
+        WHERE ${keptBy(query.scopeId, query.filter, sql`m.entry_version_id`)}
         GROUP BY m.entry_version_id
       ), kth AS MATERIALIZED (
         SELECT s.score FROM scored s ORDER BY s.score DESC LIMIT 1 OFFSET ${Math.max(query.limit, 1) - 1}

@@ -8,24 +8,7 @@ import {
   lexicalIndexOf,
   type ScopeLexicalIndex,
 } from './lexical-index.js';
-
-/** A row of a read or a delta, with PostgreSQL's int4send / float8send bytes for the postings. */
-function row(kind: LexicalIndexRow['kind'], fields: Partial<LexicalIndexRow>): LexicalIndexRow {
-  return {
-    kind,
-    ord: null,
-    entry_version_id: null,
-    entry_id: null,
-    active: null,
-    value: null,
-    average_length: null,
-    lexeme: null,
-    ords: null,
-    tfs: null,
-    purged: null,
-    ...fields,
-  };
-}
+import { lexicalIndexRow as row } from './testing-support/lexical-index-rows.js';
 
 function postings(
   lexeme: string,

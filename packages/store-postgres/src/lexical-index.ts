@@ -301,10 +301,12 @@ export function scoreLexicalIndex(
   idfs: readonly number[],
   limit: number,
   { k1, b, delta }: Bm25Parameters,
+  /** RFC 0014: only the versions it keeps are ranked, as the statement's filter at its scoring step. */
+  keep?: (entryVersionId: string) => boolean,
 ): LexicalCandidate[] {
   const scores = new Float64Array(index.docCount);
   const matched = new Int32Array(index.docCount);
-  const touched: number[] = [];
+  let touched: number[] = [];
   const averageLength = Math.max(index.averageLength, 1e-9);
   const { visible, lengths } = index;
   for (let term = 0; term < lexemes.length; term++) {
@@ -325,6 +327,10 @@ export function scoreLexicalIndex(
       }
       matched[doc]! += 1;
     }
+  }
+  if (keep) {
+    const ids = index.entryVersionIds;
+    touched = touched.filter((doc) => keep(ids[doc]!));
   }
   if (touched.length === 0) return [];
   const kept = Math.max(limit, 1);

@@ -1,7 +1,8 @@
-import type { LexicalSearchQuery, LexicalSearchResult } from '@powercontext/memory-core';
+import type { LexicalSearchQuery, LexicalSearchResult, ScopeAtRevision } from '@powercontext/memory-core';
 import { type Kysely, sql } from 'kysely';
 import { bm25Idf, bm25Statistics, projectionVisibleAt } from './bm25-sql.js';
 import type { Database } from './database.js';
+import type { FilteredVersions } from './filter-sql.js';
 import {
   applyLexicalDelta,
   documentFrequency,
@@ -15,7 +16,7 @@ import {
 import type { LexicalIndexCache } from './lexical-index-cache.js';
 import { executePrepared } from './prepared.js';
 import { type BackgroundReads, CatchUps } from './scope-index-cache.js';
-import { type Analyze, purgeMarkOf } from './store-sql.js';
+import { type Analyze, purgeMarkOf, textArrayLiteral } from './store-sql.js';
 
 /**
  * The lexical channel's answers from scope indexes held in memory (LexicalIndexCache; RFC 0002,
@@ -34,6 +35,7 @@ export class LexicalMemory {
   readonly #tooLarge = new Map<string, number>();
 
   readonly #reads: BackgroundReads;
+  readonly #filtered: FilteredVersions;
 
   constructor(
     db: Kysely<Database>,
@@ -41,7 +43,9 @@ export class LexicalMemory {
     cache: LexicalIndexCache,
     reads: BackgroundReads,
     closed: () => boolean,
+    filtered: FilteredVersions,
   ) {
+    this.#filtered = filtered;
     this.#reads = reads;
     this.#db = db;
     this.#analyzed = analyze;
@@ -51,13 +55,59 @@ export class LexicalMemory {
 
   /** The answer from memory at exactly the query's revision, or undefined (the statement answers). */
   async answer(query: LexicalSearchQuery): Promise<LexicalSearchResult | undefined> {
-    const { scopeId, revision } = query;
-    const index = await this.#catchUps.indexAt(scopeId, revision, {
+    const index = await this.#indexAt(query.scopeId, query.revision);
+    return index && this.#search(index, query);
+  }
+
+  /**
+   * `answer` of one query in several scopes, each at its own revision, in order: one short read
+   * analyses the query and reads every held scope's purge mark, then each is scored as `answer` scores
+   * it. Undefined for a scope whose index is not held (the statement answers it).
+   */
+  async answerScopes(
+    query: Omit<LexicalSearchQuery, 'scopeId' | 'revision'>,
+    scopes: readonly ScopeAtRevision[],
+  ): Promise<(LexicalSearchResult | undefined)[]> {
+    const indexes = await Promise.all(scopes.map((scope) => this.#indexAt(scope.scopeId, scope.revision)));
+    const held = scopes.flatMap((scope, at) => {
+      const index = indexes[at];
+      return index ? [{ at, index, query: { ...query, ...scope } }] : [];
+    });
+    const answers: (LexicalSearchResult | undefined)[] = scopes.map(() => undefined);
+    if (held.length === 1) answers[held[0]!.at] = await this.#search(held[0]!.index, held[0]!.query);
+    if (held.length < 2) return answers;
+    const [probes, kept] = await Promise.all([
+      executePrepared(
+        this.#db,
+        sql<{ lexemes: string[]; purged: number | null }>`
+      WITH q AS MATERIALIZED (
+        SELECT coalesce((SELECT array_agg(DISTINCT t.lexeme) FROM unnest(${this.#analyzed(query.query)}) t), '{}') AS lexemes
+      )
+      SELECT q.lexemes, ${purgeMarkOf(sql<string>`s.scope_id`)} AS purged
+      FROM unnest(${textArrayLiteral(held.map((scope) => scope.query.scopeId))}::text[]) WITH ORDINALITY AS s(scope_id, at)
+      CROSS JOIN q
+      ORDER BY s.at`,
+      ),
+      Promise.all(held.map((scope) => this.#kept(scope.query))),
+    ]);
+    await Promise.all(
+      held.map(async (scope, at) => {
+        answers[scope.at] = await this.#score(scope.index, scope.query, probes[at], kept[at]);
+      }),
+    );
+    return answers;
+  }
+
+  #indexAt(scopeId: string, revision: number): Promise<ScopeLexicalIndex | undefined> {
+    return this.#catchUps.indexAt(scopeId, revision, {
       lookup: () => this.#cache.lookup(scopeId, revision),
       latest: () => this.#cache.latest(scopeId),
       catchUp: (held) => this.#catchUp(held, revision),
     });
-    return index && this.#search(index, query);
+  }
+
+  #kept(query: LexicalSearchQuery): Promise<ReadonlySet<string>> | undefined {
+    return query.filter && this.#filtered.kept(query.scopeId, query.revision, query.filter);
   }
 
   /**
@@ -100,12 +150,25 @@ export class LexicalMemory {
     index: ScopeLexicalIndex,
     query: LexicalSearchQuery,
   ): Promise<LexicalSearchResult | undefined> {
-    const [probe] = await executePrepared(
-      this.#db,
-      sql<{ lexemes: string[]; purged: number | null }>`
+    const [[probe], kept] = await Promise.all([
+      executePrepared(
+        this.#db,
+        sql<{ lexemes: string[]; purged: number | null }>`
       SELECT coalesce((SELECT array_agg(DISTINCT t.lexeme) FROM unnest(${this.#analyzed(query.query)}) t), '{}') AS lexemes,
         ${purgeMarkOf(query.scopeId)} AS purged`,
-    );
+      ),
+      this.#kept(query),
+    ]);
+    return this.#score(index, query, probe, kept);
+  }
+
+  /** BM25 over the index, given the query's lexemes and the scope's purge mark as just read (`#search`). */
+  async #score(
+    index: ScopeLexicalIndex,
+    query: LexicalSearchQuery,
+    probe: { lexemes: string[]; purged: number | null } | undefined,
+    kept: ReadonlySet<string> | undefined,
+  ): Promise<LexicalSearchResult | undefined> {
     if ((probe?.purged ?? null) !== index.purgeMark) {
       this.#cache.drop(query.scopeId);
       return undefined;
@@ -124,7 +187,14 @@ export class LexicalMemory {
     this.#cache.answered();
     return {
       queryTermCount: lexemes.length,
-      candidates: scoreLexicalIndex(index, lexemes, idfs as number[], query.limit, query.bm25),
+      candidates: scoreLexicalIndex(
+        index,
+        lexemes,
+        idfs as number[],
+        query.limit,
+        query.bm25,
+        kept && ((entryVersionId) => kept.has(entryVersionId)),
+      ),
     };
   }
 

@@ -11,6 +11,7 @@ import { openPGlite } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { candidateTexts } from './testing-support/candidate-texts.js';
+import { addEntryFieldsStandIn, dropEntryFieldsStandIn } from './testing-support/entry-fields-stand-in.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -30,6 +31,7 @@ async function writeBefore0006(dataDir: string) {
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
   try {
     const migrated = await new Migrator({ db, provider: memoryMigrations }).migrateTo('0004_search_storage');
+    await addEntryFieldsStandIn(db);
     expect(migrated.error).toBeUndefined();
     await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
     // The analysis before migration 0008 folded nothing: `unaccent` stands for the identity until then.
@@ -50,6 +52,9 @@ async function writeBefore0006(dataDir: string) {
           sources: [],
           position: { sourceId: 'day', order: [order] },
           metadata: {},
+          tags: [],
+          pinned: false,
+          occurredAt: null,
           state: 'active' as const,
         })),
         lexicalProjectionPolicy([0.5]),
@@ -61,6 +66,7 @@ async function writeBefore0006(dataDir: string) {
     );
     expect(rows[0]?.n).toBe(1);
     await sql`DROP FUNCTION unaccent(text)`.execute(db);
+    await dropEntryFieldsStandIn(db);
   } finally {
     await db.destroy();
     release();

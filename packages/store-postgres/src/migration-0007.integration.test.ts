@@ -8,6 +8,7 @@ import { createPostgresMemoryStore } from './create-store.js';
 import type { Database } from './database.js';
 import { memoryMigrations } from './migrations/migrations.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
+import { addEntryFieldsStandIn, dropEntryFieldsStandIn } from './testing-support/entry-fields-stand-in.js';
 import { createTestDatabase, type TestDatabase } from './testing-support/test-database.js';
 
 let database: TestDatabase;
@@ -33,6 +34,7 @@ describe('migration 0007 (idempotency keys)', { timeout: 120_000 }, () => {
         '0006_ingest_write_path',
       );
       expect(migrated.error).toBeUndefined();
+      await addEntryFieldsStandIn(db);
       await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
       // The analysis before migration 0008 folded nothing: `unaccent` stands for the identity until then.
       await sql`CREATE FUNCTION unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT $1'`.execute(
@@ -54,6 +56,9 @@ describe('migration 0007 (idempotency keys)', { timeout: 120_000 }, () => {
               sources: [],
               position: null,
               metadata: {},
+              tags: [],
+              pinned: false,
+              occurredAt: null,
               state: 'active',
             },
           ],
@@ -61,6 +66,7 @@ describe('migration 0007 (idempotency keys)', { timeout: 120_000 }, () => {
         ),
       );
       await sql`DROP FUNCTION unaccent(text)`.execute(db);
+      await dropEntryFieldsStandIn(db);
     } finally {
       await db.destroy();
     }

@@ -13,6 +13,7 @@ import { openPGlite } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { candidateTexts } from './testing-support/candidate-texts.js';
+import { addEntryFieldsStandIn, dropEntryFieldsStandIn } from './testing-support/entry-fields-stand-in.js';
 import { createTestDatabase } from './testing-support/test-database.js';
 
 const dirs: string[] = [];
@@ -49,6 +50,9 @@ async function writeScenario(store: PostgresMemoryStore, scopeId: string) {
     sources: [],
     position: { sourceId: 'day', order: [order] },
     metadata: {},
+    tags: [],
+    pinned: false,
+    occurredAt: null,
     state: 'active',
   }));
   await store.write(scopeId, 0, (tx) => tx.appendRevision('remember', entries, CONTEXT));
@@ -83,6 +87,7 @@ async function writeBeforeFolding(db: Kysely<Database>) {
   // Today's write path also fills the entity index (migration 0011), which the old schema lacks: a
   // stand-in takes its rows and goes with the function; 0011 then indexes the versions itself.
   await sql`CREATE TABLE pc_entities (scope_id text, entity text, entry_version_id uuid)`.execute(db);
+  await addEntryFieldsStandIn(db);
   const store = new PostgresMemoryStore({ db, textSearchConfig: 'english' });
   await writeScenario(store, 'old');
   await store.write('ascii', 0, (tx) =>
@@ -99,6 +104,9 @@ async function writeBeforeFolding(db: Kysely<Database>) {
         sources: [],
         position: { sourceId: 'a', order: [order] },
         metadata: {},
+        tags: [],
+        pinned: false,
+        occurredAt: null,
         state: 'active' as const,
       })),
       CONTEXT,
@@ -109,6 +117,7 @@ async function writeBeforeFolding(db: Kysely<Database>) {
   expect((await found(store, 'old', 'café', 2)).length).toBe(3);
   await sql`DROP FUNCTION unaccent(text)`.execute(db);
   await sql`DROP TABLE pc_entities`.execute(db);
+  await dropEntryFieldsStandIn(db);
   return postingsOf(db, 'ascii');
 }
 

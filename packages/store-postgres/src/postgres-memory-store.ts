@@ -1,36 +1,44 @@
-import type {
-  ChannelCandidate,
-  EmbeddingProfile,
-  EmbeddingToStore,
-  EntityNeighbourQuery,
-  EntitySearchQuery,
-  EntitySearchResult,
-  IdempotencyRecord,
-  LexicalMatchQuery,
-  LexicalMatchReport,
-  LexicalProjectionPolicy,
-  LexicalProjectionState,
-  LexicalSearchQuery,
-  LexicalSearchResult,
-  ListChangesQuery,
-  ListEntriesQuery,
-  MemoryRef,
-  MemoryStore,
-  MemoryWriteTransaction,
-  PurgedChange,
-  PurgedEntryMarker,
-  PurgeTombstone,
-  RevisionChange,
-  SearchHead,
-  VectorIndexState,
-  VectorSearchQuery,
+import {
+  type ChannelCandidate,
+  type EmbeddingProfile,
+  type EmbeddingToStore,
+  type EntityNeighbourQuery,
+  type EntitySearchQuery,
+  type EntitySearchResult,
+  type ExportEntriesQuery,
+  type IdempotencyRecord,
+  type LexicalMatchQuery,
+  type LexicalMatchReport,
+  type LexicalProjectionPolicy,
+  type LexicalProjectionState,
+  type LexicalSearchQuery,
+  type LexicalSearchResult,
+  type ListChangesQuery,
+  type ListEntriesQuery,
+  type MemoryRef,
+  type MemoryStore,
+  type MemoryWriteTransaction,
+  type PurgedChange,
+  type PurgedEntryMarker,
+  type PurgeTombstone,
+  type RevisionChange,
+  type ScopeAtRevision,
+  ScopePurgedError,
+  type ScopeTombstone,
+  type ScopeVersionsRead,
+  type SearchHead,
+  type VectorIndexState,
+  type VectorSearchQuery,
 } from '@powercontext/memory-core';
 import type { Kysely } from 'kysely';
 import { ActiveEntryCounts } from './active-entries.js';
 import type { Database } from './database.js';
+import { readDeletedScope } from './deleted-scopes.js';
 import { EmbeddingProfiles } from './embedding-profiles.js';
 import { entityNeighbours, entitySearch } from './entity-channel.js';
 import * as reads from './entry-reads.js';
+import { FilteredVersions } from './filter-sql.js';
+import type { IndexBuildSessions } from './hnsw-indexes.js';
 import { findIdempotencyRecord } from './idempotency-records.js';
 import { LexicalChannel } from './lexical-channel.js';
 import { LexicalIndexCache, type LexicalIndexCacheOptions } from './lexical-index-cache.js';
@@ -38,7 +46,8 @@ import { lexicalProjectionState, rebuildLexicalProjection } from './lexical-proj
 import { listPurgedChanges, listPurgedEntries, readTombstone } from './purge-entry.js';
 import { RevisionWrites } from './revision-writes.js';
 import { BackgroundReads, type ScopeIndexCounts } from './scope-index-cache.js';
-import { searchHead, vectorIndexState } from './search-head.js';
+import { activeEntryCount, deleteScopeRows, exportEntries } from './scope-lifecycle.js';
+import { searchHead, searchHeads, vectorIndexState } from './search-head.js';
 import { guardStoreErrors } from './store-errors.js';
 import { lexicalAnalysis } from './store-sql.js';
 import { VectorChannel } from './vector-channel.js';
@@ -52,9 +61,11 @@ export interface PostgresMemoryStoreOptions {
   onClose?: () => Promise<void> | void;
   /**
    * Scopes with at most this many vectors of a profile are searched exactly; larger ones may use the
-   * profile's HNSW index (approximate). Default 20,000.
+   * scope's own HNSW index (approximate). Default 20,000.
    */
   exactVectorScanLimit?: number;
+  /** Sessions for HNSW index builds beside the writes (PostgreSQL); without, a write builds in its transaction. */
+  indexBuilds?: IndexBuildSessions;
   /**
    * Keep the lexical indexes of scopes searched often in memory, keyed by (scope, revision), and answer
    * the lexical channel from them (LexicalIndexCache; RFC 0002, "The lexical index in memory"). The
@@ -105,6 +116,7 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #lexical: LexicalChannel;
   readonly #vector: VectorChannel;
   readonly #backgroundReads: BackgroundReads;
+  readonly #indexBuilds: IndexBuildSessions | undefined;
   #closed = false;
 
   constructor(options: PostgresMemoryStoreOptions) {
@@ -125,16 +137,19 @@ export class PostgresMemoryStore implements MemoryStore {
     const closed = () => this.#closed;
     const reads = new BackgroundReads(options.backgroundReads);
     this.#backgroundReads = reads;
-    this.#profiles = new EmbeddingProfiles(db, options.exactVectorScanLimit ?? 20_000);
+    this.#indexBuilds = options.indexBuilds;
+    this.#profiles = new EmbeddingProfiles(db, options.exactVectorScanLimit ?? 20_000, options.indexBuilds);
     this.#writes = new RevisionWrites({
       db,
       analyze,
       profiles: this.#profiles,
       activeEntries: this.#activeEntries,
     });
-    this.#lexical = new LexicalChannel({ db, analyze, cache: this.#lexicalIndexes, reads, closed });
+    const filtered = new FilteredVersions(db);
+    this.#lexical = new LexicalChannel({ db, analyze, cache: this.#lexicalIndexes, reads, closed, filtered });
     this.#vector = new VectorChannel({
       db,
+      filtered,
       profiles: this.#profiles,
       activeEntries: this.#activeEntries,
       cache: this.#vectorIndexes,
@@ -157,6 +172,36 @@ export class PostgresMemoryStore implements MemoryStore {
     return guardStoreErrors(() => findIdempotencyRecord(this.#db, scopeId, key, now));
   }
 
+  /**
+   * Deletes the scope (RFC 0015) and drops whatever this process holds of it in memory: its lexical and
+   * vector indexes and its counts, and its HNSW indexes in the database. Another process finds the
+   * scope gone at its next `searchHead` and drops its own memory there.
+   */
+  async deleteScope(scopeId: string, deletedBy: string | null) {
+    const result = await guardStoreErrors(() => deleteScopeRows(this.#db, scopeId, deletedBy));
+    this.#forgetScope(scopeId);
+    if (result?.status === 'deleted') await this.#profiles.dropScopeIndexes(scopeId).catch(() => {});
+    return result;
+  }
+
+  deletedScope(scopeId: string): Promise<ScopeTombstone | undefined> {
+    return guardStoreErrors(() => readDeletedScope(this.#db, scopeId));
+  }
+
+  exportEntries(query: ExportEntriesQuery) {
+    return guardStoreErrors(() => exportEntries(this.#db, query));
+  }
+
+  activeEntryCount(scopeId: string, revision: number) {
+    return guardStoreErrors(() => activeEntryCount(this.#db, scopeId, revision));
+  }
+
+  #forgetScope(scopeId: string) {
+    this.#lexicalIndexes?.drop(scopeId);
+    this.#vectorIndexes?.drop(scopeId);
+    this.#activeEntries.forgetScope(scopeId);
+  }
+
   rebuildLexicalProjection(scopeId: string, projection: LexicalProjectionPolicy): Promise<number> {
     return guardStoreErrors(() => rebuildLexicalProjection(this.#db, scopeId, projection));
   }
@@ -165,6 +210,10 @@ export class PostgresMemoryStore implements MemoryStore {
 
   head(scopeId: string): Promise<MemoryRef | undefined> {
     return guardStoreErrors(() => reads.readHead(this.#db, scopeId));
+  }
+
+  heads(scopeIds: readonly string[]): Promise<(MemoryRef | undefined)[]> {
+    return guardStoreErrors(() => reads.readHeads(this.#db, scopeIds));
   }
 
   revisionExists(scopeId: string, revision: number): Promise<boolean> {
@@ -183,8 +232,16 @@ export class PostgresMemoryStore implements MemoryStore {
     return guardStoreErrors(() => reads.entryVersions(this.#db, scopeId, entryVersionIds));
   }
 
+  entryVersionsOfScopes(versionReads: readonly ScopeVersionsRead[]) {
+    return guardStoreErrors(() => reads.entryVersionsOfScopes(this.#db, versionReads));
+  }
+
   listEntries(query: ListEntriesQuery) {
     return guardStoreErrors(() => reads.listEntries(this.#db, query));
+  }
+
+  countEntries(query: ListEntriesQuery): Promise<number> {
+    return guardStoreErrors(() => reads.countEntries(this.#db, query));
   }
 
   listChanges(query: ListChangesQuery): Promise<RevisionChange[]> {
@@ -209,8 +266,24 @@ export class PostgresMemoryStore implements MemoryStore {
 
   // Search
 
-  searchHead(scopeId: string, profileId: string): Promise<SearchHead | undefined> {
-    return guardStoreErrors(() => searchHead(this.#db, this.#activeEntries, scopeId, profileId));
+  async searchHead(scopeId: string, profileId: string): Promise<SearchHead | undefined> {
+    try {
+      return await guardStoreErrors(() => searchHead(this.#db, this.#activeEntries, scopeId, profileId));
+    } catch (error) {
+      // Deleted by another process: what this one holds of the scope in memory goes too.
+      if (error instanceof ScopePurgedError) this.#forgetScope(scopeId);
+      throw error;
+    }
+  }
+
+  /** `searchHead` of several scopes, in one statement (RFC 0014, "Several scopes"). */
+  async searchHeads(scopeIds: readonly string[], profileId: string): Promise<(SearchHead | undefined)[]> {
+    try {
+      return await guardStoreErrors(() => searchHeads(this.#db, this.#activeEntries, scopeIds, profileId));
+    } catch (error) {
+      if (error instanceof ScopePurgedError) this.#forgetScope(error.tombstone.scopeId);
+      throw error;
+    }
   }
 
   lexicalProjectionState(
@@ -225,12 +298,26 @@ export class PostgresMemoryStore implements MemoryStore {
     return guardStoreErrors(() => this.#lexical.search(query));
   }
 
+  lexicalSearchScopes(
+    query: Omit<LexicalSearchQuery, 'scopeId' | 'revision'>,
+    scopes: readonly ScopeAtRevision[],
+  ): Promise<LexicalSearchResult[]> {
+    return guardStoreErrors(() => this.#lexical.searchScopes(query, scopes));
+  }
+
   explainLexicalMatches(query: LexicalMatchQuery): Promise<LexicalMatchReport> {
     return guardStoreErrors(() => this.#lexical.explainMatches(query));
   }
 
   vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
     return guardStoreErrors(() => this.#vector.search(query));
+  }
+
+  vectorSearchScopes(
+    query: Omit<VectorSearchQuery, 'scopeId' | 'revision'>,
+    scopes: readonly ScopeAtRevision[],
+  ): Promise<ChannelCandidate[][]> {
+    return guardStoreErrors(() => this.#vector.searchScopes(query, scopes));
   }
 
   entitySearch(query: EntitySearchQuery): Promise<EntitySearchResult> {
@@ -274,8 +361,14 @@ export class PostgresMemoryStore implements MemoryStore {
     };
   }
 
+  /** Resolves once no HNSW index build is in flight (tests, the benchmark). */
+  indexBuildsSettled(): Promise<void> {
+    return this.#profiles.buildsSettled();
+  }
+
   async close() {
     this.#closed = true;
+    await this.#indexBuilds?.close();
     this.#lexicalIndexes?.clear();
     this.#vectorIndexes?.clear();
     await this.#db.destroy();
@@ -283,4 +376,4 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 }
 
-export { hnswVectorSearch } from './vector-channel.js';
+export { hnswVectorSearch } from './vector-statements.js';

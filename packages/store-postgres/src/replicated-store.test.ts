@@ -71,6 +71,30 @@ describe('ReplicatedStore', () => {
     });
   });
 
+  it('serves a read of several scopes from a replica only when it has every scope’s min revision', async () => {
+    const { replicated, service } = await setUp({ minRevisionFallback: 'error' });
+    // Scope "t" exists on the primary only: no replica has its revision 1.
+    await service.remember('t', { entries: [{ text: 'a note about piers' }] });
+    const both = () => service.searchScopes(['s', 't'], { query: 'note', mode: 'fts' });
+    const onReplica = await replicated.readScopes([{ scopeId: 's', minRevision: 1 }, { scopeId: 't' }], both);
+    expect(onReplica.servedBy).toEqual({ kind: 'replica', name: 'replica-1' });
+    expect(onReplica.value.scopes.map((scope) => scope.memory?.revision)).toEqual([1, undefined]);
+    await expect(
+      replicated.readScopes(
+        [
+          { scopeId: 's', minRevision: 1 },
+          { scopeId: 't', minRevision: 1 },
+        ],
+        both,
+      ),
+    ).rejects.toMatchObject({
+      code: 'revision_not_visible',
+      scopeId: 't',
+      minRevision: 1,
+      visibleRevision: 0,
+    });
+  });
+
   it('refuses a revision that even the primary does not have', async () => {
     const { search } = await setUp();
     await expect(search(3)).rejects.toMatchObject({ code: 'revision_not_visible', visibleRevision: 2 });

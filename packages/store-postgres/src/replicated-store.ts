@@ -16,19 +16,24 @@ import { isUnavailable } from './store-errors.js';
  */
 const REPLICA_READS = new Set<string>([
   'head',
+  'heads',
   'searchHead',
+  'searchHeads',
   'revisionExists',
   'entryAt',
   'entryVersion',
   'entryVersions',
+  'entryVersionsOfScopes',
   'listEntries',
   'listChanges',
   'purgedEntry',
   'listPurgedEntries',
   'listPurgedChanges',
   'lexicalSearch',
+  'lexicalSearchScopes',
   'explainLexicalMatches',
   'vectorSearch',
+  'vectorSearchScopes',
   'vectorIndexState',
   'entitySearch',
   'entityNeighbours',
@@ -66,6 +71,25 @@ export interface ReadOutcome<T> {
   value: T;
   /** Where the read began; a replica that failed part way through hands the rest to the primary. */
   servedBy: ReadTarget;
+}
+
+/** One scope of a read, and the revision of it the read must see. */
+export interface ReadTargetScope {
+  scopeId: string;
+  minRevision?: number;
+}
+
+/** The first of the scopes this store has not replayed up to its minRevision, with the revision it has. */
+async function firstNotReplayed(
+  store: MemoryStore,
+  targets: readonly ReadTargetScope[],
+): Promise<{ target: ReadTargetScope; revision: number } | undefined> {
+  for (const target of targets) {
+    const head = await store.head(target.scopeId);
+    const revision = head?.revision ?? 0;
+    if (revision < (target.minRevision ?? 0)) return { target, revision };
+  }
+  return undefined;
 }
 
 interface ReadState {
@@ -116,9 +140,21 @@ export class ReplicatedStore {
     minRevision: number | undefined,
     work: () => Promise<T>,
   ): Promise<ReadOutcome<T>> {
-    const member = await this.#choose(scopeId, minRevision);
-    if (!member && minRevision !== undefined)
-      await assertVisible(this.#options.primary, scopeId, minRevision);
+    return this.readScopes([{ scopeId, ...(minRevision === undefined ? {} : { minRevision }) }], work);
+  }
+
+  /**
+   * `read` for a read of several scopes (a search of several scopes): one replica serves the whole
+   * read, used only once it has every scope's `minRevision`; otherwise the fallback decides, and the
+   * primary must have each of them.
+   */
+  async readScopes<T>(targets: readonly ReadTargetScope[], work: () => Promise<T>): Promise<ReadOutcome<T>> {
+    const member = await this.#choose(targets);
+    if (!member) {
+      for (const { scopeId, minRevision } of targets) {
+        if (minRevision !== undefined) await assertVisible(this.#options.primary, scopeId, minRevision);
+      }
+    }
     const state: ReadState = { member };
     const value = await this.#context.run(state, work);
     const servedBy: ReadTarget = member ? { kind: 'replica', name: member.name } : { kind: 'primary' };
@@ -146,20 +182,24 @@ export class ReplicatedStore {
     await this.#options.primary.close();
   }
 
-  async #choose(scopeId: string, minRevision: number | undefined): Promise<ReplicaMember | undefined> {
+  async #choose(targets: readonly ReadTargetScope[]): Promise<ReplicaMember | undefined> {
     const { minRevisionWaitMs, minRevisionFallback } = this.#options;
+    const waiting = targets.filter((target) => target.minRevision !== undefined);
     const deadline = performance.now() + (minRevisionFallback === 'primary' ? 0 : minRevisionWaitMs);
+    // The first scope a replica lacked, and the best revision of it the replicas had, for the refusal.
+    let lacking = waiting[0];
     let visible = 0;
     for (;;) {
       const candidates = this.#up();
       if (candidates.length === 0) return undefined;
-      if (minRevision === undefined) return candidates[0];
+      if (waiting.length === 0) return candidates[0];
       let waited = false;
       for (const replica of candidates) {
         try {
-          const head = await replica.store.head(scopeId);
-          if ((head?.revision ?? 0) >= minRevision) return replica;
-          visible = Math.max(visible, head?.revision ?? 0);
+          const missing = await firstNotReplayed(replica.store, waiting);
+          if (!missing) return replica;
+          if (missing.target !== lacking) [lacking, visible] = [missing.target, 0];
+          visible = Math.max(visible, missing.revision);
         } catch (error) {
           if (!this.#markDown(replica, error)) throw error;
           waited = true;
@@ -168,7 +208,8 @@ export class ReplicatedStore {
       if (performance.now() >= deadline) break;
       if (!waited) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
-    if (minRevisionFallback === 'error') {
+    if (minRevisionFallback === 'error' && lacking) {
+      const { scopeId, minRevision = 1 } = lacking;
       throw new RevisionNotVisibleError(
         scopeId,
         minRevision,

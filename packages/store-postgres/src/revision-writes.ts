@@ -13,6 +13,7 @@ import {
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { ActiveEntryCounts } from './active-entries.js';
 import type { Database } from './database.js';
+import { refuseDeletedScope } from './deleted-scopes.js';
 import { type EmbeddingProfiles, insertEmbeddings } from './embedding-profiles.js';
 import { insertEntities } from './entity-index.js';
 import { entryAt, findActiveByHash, lockHead } from './entry-reads.js';
@@ -55,6 +56,7 @@ export class RevisionWrites {
   ): Promise<T> {
     return this.#db.transaction().execute(async (trx) => {
       const memory = await lockHead(trx, scopeId);
+      if (!memory) await refuseDeletedScope(trx, scopeId);
       if ((memory?.head_revision ?? 0) !== expectedRevision)
         throw new RevisionConflictError(scopeId, expectedRevision);
       let appended = false;
@@ -153,17 +155,20 @@ export class RevisionWrites {
       position_source: v.position?.sourceId ?? null,
       position_order: v.position?.order ?? null,
       metadata: v.metadata,
+      tags: v.tags,
+      pinned: v.pinned,
+      occurred_at: v.occurredAt,
       state: v.state,
     }));
     const inserted = await sql<EntryVersionRow>`
       INSERT INTO pc_entry_versions AS v (entry_version_id, scope_id, entry_id, version, previous_version_id, kind, text,
-        content_hash, revision, operation, sources, position_source, position_order, metadata, state, search_vector, lexical_length)
+        content_hash, revision, operation, sources, position_source, position_order, metadata, tags, pinned, occurred_at, state, search_vector, lexical_length)
       SELECT r.entry_version_id, ${scopeId}, r.entry_id, r.version, r.previous_version_id, r.kind, r.text, r.content_hash,
-        ${revision}, ${operation}, r.sources, r.position_source, r.position_order, r.metadata, r.state, d.search_vector,
+        ${revision}, ${operation}, r.sources, r.position_source, r.position_order, r.metadata, r.tags, r.pinned, r.occurred_at, r.state, d.search_vector,
         (SELECT coalesce(sum(coalesce(array_length(t.positions, 1), 1)), 0) FROM unnest(d.search_vector) t)
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(entry_version_id uuid, entry_id uuid, version integer,
         previous_version_id uuid, kind text, text text, content_hash text, sources jsonb, position_source text,
-        position_order float8[], metadata jsonb, state text)
+        position_order float8[], metadata jsonb, tags text[], pinned boolean, occurred_at timestamptz, state text)
       CROSS JOIN LATERAL (
         SELECT CASE WHEN r.state = 'active' THEN ${this.#analyzed(sql`r.text`)} ELSE ''::tsvector END AS search_vector
       ) d

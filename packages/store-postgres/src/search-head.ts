@@ -2,6 +2,7 @@ import type { SearchHead, VectorIndexState } from '@powercontext/memory-core';
 import { type Kysely, sql } from 'kysely';
 import type { ActiveEntryCounts } from './active-entries.js';
 import type { Database } from './database.js';
+import { refuseDeletedScope } from './deleted-scopes.js';
 import { liveAt } from './entry-version-row.js';
 
 // What a search reads before its channels: the head, and whether the profile's vectors are complete
@@ -14,20 +15,66 @@ export async function searchHead(
   profileId: string,
 ): Promise<SearchHead | undefined> {
   // The head row and, when they describe the head, its statistics: one primary-key read each.
-  const { rows } = await sql<{
-    artifact_id: string;
-    head_revision: number;
-    missing: string | number | null;
-    active: string | number | null;
-  }>`
+  const { rows } = await sql<HeadRow>`
     SELECT m.artifact_id, m.head_revision, vs.missing, st.active_entries AS active
     FROM pc_memories m
     LEFT JOIN pc_scope_vector_statistics vs
       ON vs.scope_id = m.scope_id AND vs.profile_id = ${profileId} AND vs.revision = m.head_revision
     LEFT JOIN pc_scope_statistics st ON st.scope_id = m.scope_id AND st.revision = m.head_revision
     WHERE m.scope_id = ${scopeId}`.execute(db);
-  const row = rows[0];
-  if (!row) return undefined;
+  return toSearchHead(db, counts, scopeId, profileId, rows[0]);
+}
+
+/**
+ * `searchHead` of several scopes (a search of several scopes): the same reads of each scope, as one
+ * statement; in the order given. What only some scopes need (a deleted scope's tombstone, vectors
+ * counted where the statistics describe an older revision) follows scope by scope, in order.
+ */
+export async function searchHeads(
+  db: Kysely<Database>,
+  counts: ActiveEntryCounts,
+  scopeIds: readonly string[],
+  profileId: string,
+): Promise<(SearchHead | undefined)[]> {
+  const { rows } = await sql<HeadRow & { at: number }>`
+    SELECT s.at::int AS at, h.artifact_id, h.head_revision, h.missing, h.active
+    FROM unnest(${[...scopeIds]}::text[]) WITH ORDINALITY AS s(scope_id, at)
+    LEFT JOIN LATERAL (
+      SELECT m.artifact_id, m.head_revision, vs.missing, st.active_entries AS active
+      FROM pc_memories m
+      LEFT JOIN pc_scope_vector_statistics vs
+        ON vs.scope_id = m.scope_id AND vs.profile_id = ${profileId} AND vs.revision = m.head_revision
+      LEFT JOIN pc_scope_statistics st ON st.scope_id = m.scope_id AND st.revision = m.head_revision
+      WHERE m.scope_id = s.scope_id
+    ) h ON true
+    ORDER BY s.at`.execute(db);
+  const heads: (SearchHead | undefined)[] = [];
+  for (const [at, scopeId] of scopeIds.entries()) {
+    const row = rows[at];
+    heads.push(await toSearchHead(db, counts, scopeId, profileId, row?.artifact_id ? row : undefined));
+  }
+  return heads;
+}
+
+interface HeadRow {
+  artifact_id: string;
+  head_revision: number;
+  missing: string | number | null;
+  active: string | number | null;
+}
+
+/** A scope's search head from its head row; undefined, or ScopePurgedError, when it has none. */
+async function toSearchHead(
+  db: Kysely<Database>,
+  counts: ActiveEntryCounts,
+  scopeId: string,
+  profileId: string,
+  row: HeadRow | undefined,
+): Promise<SearchHead | undefined> {
+  if (!row) {
+    await refuseDeletedScope(db, scopeId);
+    return undefined;
+  }
   const memory = { artifactId: row.artifact_id, scopeId, revision: row.head_revision };
   if (row.active !== null) counts.remember(scopeId, row.head_revision, Number(row.active));
   if (row.missing === null) {

@@ -22,8 +22,16 @@ export interface CandidateRow {
  * The scope's purge mark: its newest purge revision (NULL: none). A purge rewrites past revisions, so
  * an index held in memory keeps the mark it was read with, and every use reads it again.
  */
-export function purgeMarkOf(scopeId: string) {
+export function purgeMarkOf(scopeId: string | RawBuilder<string>) {
   return sql`(SELECT max(pe.revision) FROM pc_purged_entries pe WHERE pe.scope_id = ${scopeId})`;
+}
+
+/**
+ * A text[] literal of any strings (each quoted, its quotes and backslashes escaped), for a statement
+ * run by `executePrepared`, which sends arguments as string constants.
+ */
+export function textArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
 export function parseJsonValue(value: unknown): unknown {

@@ -1,9 +1,10 @@
-import type { ChannelCandidate, VectorSearchQuery } from '@powercontext/memory-core';
+import type { ChannelCandidate, ScopeAtRevision, VectorSearchQuery } from '@powercontext/memory-core';
 import { type Kysely, sql } from 'kysely';
 import type { ActiveEntryCounts } from './active-entries.js';
 import type { Database } from './database.js';
 import type { EmbeddingProfiles } from './embedding-profiles.js';
-import { liveAt, visibleAt } from './entry-version-row.js';
+import { liveAt } from './entry-version-row.js';
+import type { FilteredVersions } from './filter-sql.js';
 import { executePrepared } from './prepared.js';
 import { type BackgroundReads, CatchUps } from './scope-index-cache.js';
 import { type CandidateRow, purgeMarkOf } from './store-sql.js';
@@ -16,7 +17,15 @@ import {
   vectorIndexOf,
 } from './vector-index-cache.js';
 import { applyVectorDelta, type VectorDeltaRow } from './vector-index-delta.js';
-import { quotedArrayLiteral, toSparseVectorLiteral, toVectorLiteral } from './vector-literal.js';
+import {
+  exactVectorSearch,
+  hnswVectorSearch,
+  type ScoredRow,
+  scoreHeldCandidates,
+  scoreHeldCandidatesOfScopes,
+  scoreVersions,
+  vectorDelta,
+} from './vector-statements.js';
 
 export interface VectorChannelOptions {
   db: Kysely<Database>;
@@ -28,12 +37,19 @@ export interface VectorChannelOptions {
   reads: BackgroundReads;
   /** Whether the store has closed: a background read then holds nothing. */
   closed: () => boolean;
+  /** The versions a filter keeps, for the index in memory (shared with the lexical channel). */
+  filtered: FilteredVersions;
 }
+
+/** How a query is answered (see `VectorChannel.#route`). */
+type VectorRoute =
+  | { kind: 'approximate' }
+  | { kind: 'exact'; cache: VectorIndexCache | undefined; held: ScopeVectorIndex | undefined };
 
 /**
  * The vector channel: pgvector's cosine over a scope's vectors of one profile, live and active at a
  * revision. Exact up to the exact-scan limit (with the sparse vectors held in memory choosing what the
- * database scores, RFC 0002, "The vector index in memory"), the profile's HNSW index above it.
+ * database scores, RFC 0002, "The vector index in memory"), the scope's own HNSW index above it.
  */
 export class VectorChannel {
   readonly #db: Kysely<Database>;
@@ -42,6 +58,7 @@ export class VectorChannel {
   readonly #vectorIndexes: VectorIndexCache | undefined;
   readonly #closed: () => boolean;
   readonly #reads: BackgroundReads;
+  readonly #filtered: FilteredVersions;
   /** Catch-ups in flight, by (scope, profile): searches of the same pair wait for the one read. */
   readonly #catchUps = new CatchUps();
 
@@ -52,13 +69,63 @@ export class VectorChannel {
     this.#vectorIndexes = options.cache;
     this.#closed = options.closed;
     this.#reads = options.reads;
+    this.#filtered = options.filtered;
   }
 
   async search(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
-    const exact =
-      !this.#profiles.isIndexed(query.profileId) ||
-      (await this.#liveEntries(query.scopeId, query.revision)) <= this.#profiles.exactVectorScanLimit;
-    if (!exact) return toChannelCandidates((await hnswVectorSearch(query).execute(this.#db)).rows);
+    const route = await this.#route(query);
+    if (route.kind === 'approximate') return this.#approximateSearch(query);
+    if (route.held) {
+      const answer = await this.#vectorSearchInMemory(route.held, query);
+      if (answer) return answer;
+    }
+    return this.#exactScan(query, route);
+  }
+
+  /**
+   * `search` of one query in several scopes, each at its own revision: the scopes whose vector index
+   * is held are scored together (`#vectorSearchesInMemory`: one statement for all of them), the others
+   * as `search` answers them, scope by scope.
+   */
+  async searchScopes(
+    query: Omit<VectorSearchQuery, 'scopeId' | 'revision'>,
+    scopes: readonly ScopeAtRevision[],
+  ): Promise<ChannelCandidate[][]> {
+    const queries = scopes.map(({ scopeId, revision }) => ({ ...query, scopeId, revision }));
+    if (queries.length === 1) return [await this.search(queries[0]!)];
+    const routes = await Promise.all(queries.map((scoped) => this.#route(scoped)));
+    const held = queries.flatMap((scoped, at) => {
+      const route = routes[at]!;
+      return route.kind === 'exact' && route.held ? [{ at, index: route.held, query: scoped }] : [];
+    });
+    const inMemory =
+      held.length === 1
+        ? [await this.#vectorSearchInMemory(held[0]!.index, held[0]!.query)]
+        : await this.#vectorSearchesInMemory(held);
+    const answers = new Map(held.map(({ at }, index) => [at, inMemory[index]]));
+    return Promise.all(
+      queries.map((scoped, at) => {
+        const route = routes[at]!;
+        if (route.kind === 'approximate') return this.#approximateSearch(scoped);
+        return answers.get(at) ?? this.#exactScan(scoped, route);
+      }),
+    );
+  }
+
+  /**
+   * How the channel answers a query: by the scope's own HNSW index (`approximate`: a scope over the
+   * exact-scan limit that has one), or exactly, with the scope's vector index in memory when it is held
+   * at the query's revision (caught up to it if need be).
+   */
+  async #route(query: VectorSearchQuery): Promise<VectorRoute> {
+    const limit = this.#profiles.exactVectorScanLimit;
+    // The scope's own HNSW index: known to this store, or built by another process since it opened.
+    const indexed =
+      this.#profiles.isIndexed(query.profileId, query.scopeId) ||
+      ((this.#activeEntries.known(query.scopeId, query.revision) ?? 0) > limit &&
+        (await this.#profiles.findIndex(query.profileId, query.scopeId)));
+    const exact = !indexed || (await this.#liveEntries(query.scopeId, query.revision)) <= limit;
+    if (!exact) return { kind: 'approximate' };
     const cache = query.limit > 0 && isSparseQuery(query.vector) ? this.#vectorIndexes : undefined;
     const { scopeId, profileId, revision } = query;
     const held =
@@ -68,10 +135,26 @@ export class VectorChannel {
         latest: () => cache.latest(scopeId, profileId),
         catchUp: (index) => this.#catchUp(cache, index, revision),
       }));
-    if (held) {
-      const answer = await this.#vectorSearchInMemory(held, query);
-      if (answer) return answer;
+    return { kind: 'exact', cache, held: held || undefined };
+  }
+
+  /** The scope's HNSW index answers (a scope over the exact-scan limit). */
+  async #approximateSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
+    const limit = this.#profiles.exactVectorScanLimit;
+    // A filter that keeps few versions is answered exactly over them (RFC 0014): an HNSW walk would
+    // reject most of what it visits and may stop (`hnsw.max_scan_tuples`) before it has `limit`.
+    const kept = query.filter && (await this.#filtered.kept(query.scopeId, query.revision, query.filter));
+    if (kept && kept.size <= Math.max(limit, FILTERED_EXACT_SCAN_MAX)) {
+      return toChannelCandidates(await executePrepared(this.#db, scoreVersions(query, [...kept])));
     }
+    return toChannelCandidates((await hnswVectorSearch(query).execute(this.#db)).rows);
+  }
+
+  /** The exact scan answers; a scope searched often enough has its vector index read for next time. */
+  async #exactScan(
+    query: VectorSearchQuery,
+    { cache, held }: Extract<VectorRoute, { kind: 'exact' }>,
+  ): Promise<ChannelCandidate[]> {
     const rows = await executePrepared(this.#db, exactVectorSearch(query));
     const active = this.#activeEntries.known(query.scopeId, query.revision) ?? 0;
     // A query the index held at this revision left to the scan (dense, or its k-th cosine about 0) is
@@ -98,28 +181,61 @@ export class VectorChannel {
     index: ScopeVectorIndex,
     query: VectorSearchQuery,
   ): Promise<ChannelCandidate[] | undefined> {
-    const candidates = vectorCandidates(index, query.vector, query.limit, maxVectorCandidates(query.limit));
+    const candidates = await this.#candidatesOf(index, query);
     if (!candidates) return undefined;
+    const rows = await executePrepared(this.#db, scoreHeldCandidates(query, candidates));
+    return this.#scored(index, query, rows);
+  }
+
+  /**
+   * `#vectorSearchInMemory` of several scopes (one query, each scope at its own revision, each with its
+   * index held), in the order given: each index chooses its scope's candidates, and one statement scores
+   * them all and orders them within their scope exactly as that statement does
+   * (`scoreHeldCandidatesOfScopes`). Undefined for a scope the exact scan must answer.
+   */
+  async #vectorSearchesInMemory(
+    held: readonly { index: ScopeVectorIndex; query: VectorSearchQuery }[],
+  ): Promise<(ChannelCandidate[] | undefined)[]> {
+    const candidates = await Promise.all(held.map(({ index, query }) => this.#candidatesOf(index, query)));
+    const scored = held.flatMap((scope, at) => {
+      const chosen = candidates[at];
+      return chosen ? [{ ...scope, at, candidates: chosen }] : [];
+    });
+    const answers: (ChannelCandidate[] | undefined)[] = held.map(() => undefined);
+    const first = scored[0];
+    if (!first) return answers;
     const rows = await executePrepared(
       this.#db,
-      sql<{
-        entry_id: string | null;
-        entry_version_id: string | null;
-        cosine: number;
-        purged: number | null;
-      }>`
-      WITH mark AS MATERIALIZED (
-        SELECT ${purgeMarkOf(query.scopeId)} AS purged
-      )
-      SELECT m.purged, r.entry_id, r.entry_version_id, r.cosine FROM mark m LEFT JOIN LATERAL (
-        SELECT v.entry_id, v.entry_version_id,
-          ${sparseCosineTo(query.vector)} AS cosine
-        FROM pc_embeddings e JOIN pc_entry_versions v ON v.entry_version_id = e.entry_version_id
-        WHERE e.entry_version_id = ANY(${quotedArrayLiteral(candidates)}::uuid[]) AND e.profile_id = ${query.profileId}
-        ORDER BY 3 DESC, v.entry_id, v.entry_version_id
-        LIMIT ${query.limit}
-      ) r ON true`,
+      scoreHeldCandidatesOfScopes(
+        first.query,
+        scored.map(({ query, candidates }) => ({ scopeId: query.scopeId, candidates })),
+      ),
     );
+    scored.forEach((scope, at) => {
+      const own = rows.filter((row) => row.at === at + 1);
+      answers[scope.at] = this.#scored(scope.index, scope.query, own);
+    });
+    return answers;
+  }
+
+  /** The versions the index in memory hands the database to score, or undefined (the exact scan answers). */
+  async #candidatesOf(index: ScopeVectorIndex, query: VectorSearchQuery): Promise<string[] | undefined> {
+    const kept = query.filter && (await this.#filtered.kept(query.scopeId, query.revision, query.filter));
+    return vectorCandidates(
+      index,
+      query.vector,
+      query.limit,
+      maxVectorCandidates(query.limit),
+      kept && ((entryVersionId) => kept.has(entryVersionId)),
+    );
+  }
+
+  /** The scored candidates as the answer, or undefined when a purge happened since the index was read. */
+  #scored(
+    index: ScopeVectorIndex,
+    query: VectorSearchQuery,
+    rows: readonly ScoredRow[],
+  ): ChannelCandidate[] | undefined {
     if ((rows[0]?.purged ?? null) !== index.purgeMark) {
       this.#vectorIndexes?.drop(query.scopeId);
       return undefined;
@@ -203,62 +319,8 @@ export class VectorChannel {
   }
 }
 
-/**
- * The vector channel of a scope that outgrew the exact scan: the nearest vectors by the same expression
- * as the profile's HNSW index, whose version is live and active at the revision, then their full rows.
- * The plan must not depend on statistics, which a large scope may lack: the scope is compared as an
- * expression (`scope_id || ''`) so the (scope, profile) b-tree cannot offer the planner a scan of the
- * scope plus a sort, the filter runs inside the walk, and pgvector's iterative scan (`strict_order`)
- * keeps walking while the scope and visibility filters reject rows. Exported for the plan test.
- */
-export function hnswVectorSearch(query: VectorSearchQuery) {
-  const literal = toVectorLiteral(query.vector);
-  const dimension = sql.raw(String(query.vector.length));
-  const distance = sql`e.embedding::vector(${dimension}) <=> ${literal}::vector(${dimension})`;
-  return sql<CandidateRow & { cosine: number }>`
-    WITH nearest AS MATERIALIZED (
-      SELECT e.entry_version_id, ${distance} AS distance
-      FROM pc_embeddings e
-      WHERE e.profile_id = ${query.profileId} AND (e.scope_id || '') = ${query.scopeId}
-        AND EXISTS (
-          SELECT 1 FROM pc_entry_versions v
-          WHERE v.entry_version_id = e.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active')
-      ORDER BY ${distance}
-      LIMIT ${query.limit}
-    )
-    SELECT v.entry_id, v.entry_version_id, ${cosineOf(sql`n.distance`)} AS cosine
-    FROM nearest n JOIN pc_entry_versions v ON v.entry_version_id = n.entry_version_id
-    ORDER BY ${cosineOf(sql`n.distance`)} DESC, v.entry_id, v.entry_version_id`;
-}
-
-/**
- * The exact vector channel: every vector of the scope and profile scored and sorted (vectors are stored
- * inline, migration 0004), then walked in score order, keeping those whose version is live and active
- * at the revision until `limit` (and the rows tied with the last) are found; their identities are the
- * answer. The lateral probe makes the walk a nested loop that keeps the score order.
- */
-function exactVectorSearch(query: VectorSearchQuery) {
-  return sql<CandidateRow & { cosine: number }>`
-    WITH top AS MATERIALIZED (
-      SELECT r.entry_version_id, r.cosine
-      FROM (
-        SELECT e.entry_version_id, ${sparseCosineTo(query.vector)} AS cosine
-        FROM pc_embeddings e WHERE e.scope_id = ${query.scopeId} AND e.profile_id = ${query.profileId}
-        ORDER BY 2 DESC
-      ) r
-      CROSS JOIN LATERAL (
-        SELECT 1 FROM pc_entry_versions v
-        WHERE v.entry_version_id = r.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active'
-        LIMIT 1
-      ) live
-      ORDER BY r.cosine DESC
-      FETCH FIRST (${query.limit}::bigint) ROWS WITH TIES
-    )
-    SELECT v.entry_id, v.entry_version_id, t.cosine
-    FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
-    ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
-    LIMIT ${query.limit}`;
-}
+/** The most versions a filter may keep for the HNSW path to score them exactly instead of walking. */
+const FILTERED_EXACT_SCAN_MAX = 5_000;
 
 /** The most vectors an index of `maxBytes` can hold (`vectorIndexBytes` of one value each, no dimensions). */
 function maxVectorRows(maxBytes: number): number {
@@ -277,47 +339,4 @@ function toChannelCandidates(rows: readonly (CandidateRow & { cosine: number })[
     rank: index + 1,
     score: Number(row.cosine),
   }));
-}
-
-/**
- * The cosine of each stored vector (`e.embedding`) to `vector`, as the exact scan computes it. The vector
- * index in memory relies on the database scoring its candidates with this same expression.
- */
-function sparseCosineTo(vector: readonly number[]) {
-  return cosineOf(sql`e.embedding <=> ${toSparseVectorLiteral(vector)}::sparsevec`);
-}
-
-/** 1 - cosine distance; a zero vector has no direction (NaN), which scores 0 instead of sorting first. */
-function cosineOf(distance: ReturnType<typeof sql>) {
-  return sql`coalesce(nullif(1 - (${distance}), 'NaN'::float8), 0)`;
-}
-
-/**
- * The delta of a (scope, profile) vector index from revision `from` to `to`, in one statement: the
- * purge mark; the versions written after `from` that are live and active at `to`, with their vector
- * (`added`); and the versions that a version written after `from` superseded (`gone`). Both read the
- * scope's versions by (scope, revision); each vector is read by its key (LATERAL, LIMIT 1: without
- * table statistics the planner would otherwise scan the scope's vectors).
- */
-function vectorDelta(scopeId: string, profileId: string, from: number, to: number) {
-  return sql<VectorDeltaRow>`
-    WITH mark AS MATERIALIZED (
-      SELECT ${purgeMarkOf(scopeId)} AS purged
-    ), written AS MATERIALIZED (
-      SELECT v.entry_version_id, v.previous_version_id, v.state, v.superseded_revision
-      FROM pc_entry_versions v
-      WHERE v.scope_id = ${scopeId} AND v.revision > ${from} AND v.revision <= ${to}
-    )
-    SELECT 'mark' AS kind, NULL::uuid AS entry_version_id, NULL::bytea AS vector, m.purged FROM mark m
-    UNION ALL
-    SELECT 'added', w.entry_version_id, e.vector, NULL
-    FROM written w
-    LEFT JOIN LATERAL (
-      SELECT sparsevec_send(e.embedding) AS vector FROM pc_embeddings e
-      WHERE e.entry_version_id = w.entry_version_id AND e.profile_id = ${profileId}
-      LIMIT 1
-    ) e ON true
-    WHERE w.state = 'active' AND (w.superseded_revision IS NULL OR w.superseded_revision > ${to})
-    UNION ALL
-    SELECT 'gone', w.previous_version_id, NULL, NULL FROM written w WHERE w.previous_version_id IS NOT NULL`;
 }

@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { type Embedder, MemoryService, type VectorSearchQuery } from '@powercontext/memory-core';
+import { randomUUID } from 'node:crypto';
+import { MemoryService, type VectorSearchQuery } from '@powercontext/memory-core';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
@@ -8,6 +8,7 @@ import {
   openMigratedPGlite,
   openMigratedPostgres,
 } from './testing-support/migrated-backends.js';
+import { createSparseEmbedder } from './testing-support/sparse-embedder.js';
 import { VectorIndexCache } from './vector-index-cache.js';
 
 /**
@@ -15,33 +16,6 @@ import { VectorIndexCache } from './vector-index-cache.js';
  * must be the exact scan's, the same versions in the same order with the same scores, for any query,
  * limit and revision it holds, ties at the last place included, and never a past a purge rewrote.
  */
-
-const DIMENSION = 256;
-
-/**
- * Signed sparse vectors, as the local embedder makes (12 to 40 non-zero values of 256), from a hash of
- * each word, so texts that share words point the same way and equal texts tie exactly.
- */
-function createSparseEmbedder(): Embedder {
-  return {
-    profile: { id: 'test.signed-sparse.v1', dimension: DIMENSION, normalization: 'l2', minCosine: 0 },
-    async embed(texts) {
-      return texts.map((text) => {
-        const vector = new Array<number>(DIMENSION).fill(0);
-        for (const word of text.toLowerCase().split(/\s+/).filter(Boolean)) {
-          const digest = createHash('sha256').update(word).digest();
-          for (let at = 0; at < 4; at++) {
-            const slot = digest.readUInt16BE(at * 2) % DIMENSION;
-            const value = (digest[8 + at]! - 127.5) / 64;
-            vector[slot] = (vector[slot] ?? 0) + value;
-          }
-        }
-        const norm = Math.hypot(...vector) || 1;
-        return vector.map((value) => value / norm);
-      });
-    },
-  };
-}
 
 const VOCABULARY =
   'harbour lantern orchid granite velvet thunder meadow copper falcon ember glacier saffron willow quartz ripple cobalt juniper marble tundra zephyr'.split(
@@ -187,7 +161,10 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
     it('leaves a dense query to the exact scan', { timeout: 60_000 }, async () => {
       const head = (await cached.head(scopeId))!.revision;
       await holdIndex(head);
-      const vector = Array.from({ length: DIMENSION }, (_, at) => ((at % 7) - 3) / 10 || 0.05);
+      const vector = Array.from(
+        { length: embedder.profile.dimension },
+        (_, at) => ((at % 7) - 3) / 10 || 0.05,
+      );
       const answered = cache.counts.answered;
       const asked = { scopeId, revision: head, profileId, vector, limit: 10 };
       expect(await cached.vectorSearch(asked)).toEqual(await statement.vectorSearch(asked));

@@ -165,10 +165,12 @@ export function vectorCandidates(
   vector: readonly number[],
   limit: number,
   maxCandidates: number,
+  /** RFC 0014: only the versions it keeps are candidates (as the exact scan's filter). */
+  keep?: (entryVersionId: string) => boolean,
 ): string[] | undefined {
   const count = index.entryVersionIds.length;
   const live = count - index.removedCount + index.added.ids.length;
-  if (live <= maxCandidates) return liveIds(index);
+  if (live <= maxCandidates) return keep ? liveIds(index).filter(keep) : liveIds(index);
   const dots = new Float64Array(count);
   const touched = new Uint8Array(count);
   const touchedOrdinals: number[] = [];
@@ -200,6 +202,19 @@ export function vectorCandidates(
     cosines.push(norm > 0 ? dots[ordinal]! / Math.sqrt(norm * queryNorm) : 0);
   }
   addedCandidates(index.added, vector, queryNorm, ids, cosines);
+  if (keep) {
+    // Filtered versions leave before the k-th best is found; the untouched ones still count as
+    // cosine 0 below, so a filter keeping fewer than `limit` touched versions leaves it to the scan.
+    let at = 0;
+    for (let from = 0; from < ids.length; from++) {
+      if (!keep(ids[from]!)) continue;
+      ids[at] = ids[from]!;
+      cosines[at] = cosines[from]!;
+      at += 1;
+    }
+    ids.length = at;
+    cosines.length = at;
+  }
   const maxNonZero = Math.max(index.maxNonZero, index.added.maxNonZero);
   const epsilon = (2 * queryNonZero + 2 * maxNonZero + 8) * FLOAT4_ROUNDOFF;
   const ranked = Float64Array.from(cosines).sort().reverse();

@@ -357,6 +357,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
         /** @description The body is larger than the configured limit (payload_too_large). */
         413: {
           headers: {
@@ -488,6 +497,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
         /** @description The body is larger than the configured limit (payload_too_large). */
         413: {
           headers: {
@@ -610,7 +628,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -758,7 +776,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -915,7 +933,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -1072,7 +1090,7 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
-        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission. */
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
         410: {
           headers: {
             [name: string]: unknown;
@@ -1229,6 +1247,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
         /** @description The body is larger than the configured limit (payload_too_large). */
         413: {
           headers: {
@@ -1360,6 +1387,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
         /** @description The body is larger than the configured limit (payload_too_large). */
         413: {
           headers: {
@@ -1423,7 +1459,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Search a scope’s Memory; every hit carries its exact citation
+     * Search a scope’s Memory, or several scopes’ at once; every hit carries its exact citation
      * @description Idempotent: a retryable failure (see error.retryable) may be retried unchanged. The response holds the final hits only; `explain` is added only when asked for.
      */
     post: {
@@ -1440,7 +1476,7 @@ export interface paths {
         };
       };
       responses: {
-        /** @description The final hits, all citing `memory.revision`. */
+        /** @description The final hits, all citing `memory.revision`, or with scope_ids each citing its own scope’s revision in `scopes`. */
         200: {
           headers: {
             [name: string]: unknown;
@@ -1478,6 +1514,15 @@ export interface paths {
         };
         /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
+        410: {
           headers: {
             [name: string]: unknown;
           };
@@ -1557,7 +1602,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Search a scope’s Memory and pack the evidence a generator reads under a token budget
+     * Search a scope’s Memory (or several scopes’) and pack the evidence a generator reads under a token budget
      * @description Search (with the configured reranker), then context assembly under the contract (RFC 0008): the framed `context`, each chunk’s exact citation, and every candidate left out with its reason. Retrieved text appears only inside `context`. Idempotent like search. A contract value that breaks a rule, including a token budget smaller than the empty frame, is a 422 naming `contract.<field>`; it is checked before the search runs.
      */
     post: {
@@ -1612,6 +1657,15 @@ export interface paths {
         };
         /** @description The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable). */
         409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
+        410: {
           headers: {
             [name: string]: unknown;
           };
@@ -1744,6 +1798,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorResponse'];
           };
         };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
         /** @description The body is larger than the configured limit (payload_too_large). */
         413: {
           headers: {
@@ -1797,6 +1860,249 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/scopes/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Delete a whole scope for good (purge permission)
+     * @description Erases every entry of the scope at every revision, as purge does for one entry: text, kind, sources, metadata, vectors, lexical index entries (its words in neighbours’ index too), entity index, search statistics, stored Idempotency-Key answers, revisions. A tombstone stays: afterwards every read and write of the scope answers 410 scope_purged, and the name cannot be used again. Needs the `purge` permission on the scope. Repeating it answers `unchanged` with the same tombstone; a scope never written is 404. Export the scope first (GET /v1/memory/export) to keep a copy.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The scope to delete. */
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['DeleteScopeRequest'];
+        };
+      };
+      responses: {
+        /** @description The tombstone the deletion left. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['DeleteScopeResponse'];
+          };
+        };
+        /** @description Malformed request: the body is not JSON, or not sent as application/json (malformed_request). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Missing or unknown API key (unauthenticated). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Unknown entry or revision (not_found). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The body is larger than the configured limit (payload_too_large). */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description An unexpected failure of the server (internal_error). */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/memory/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Stream a scope’s active entries as JSON Lines, in the import format
+     * @description One entry a line ({"text", "kind", "sources", "position", "metadata"}, as POST /v1/memory/remember takes them and `powercontext memory import` reads them), the active entries at one revision (default the head; the `Memory-Revision` header says which), ordered by content hash so that a scope imported from an export exports the same lines. Read page by page at that revision while writes go on. Forgotten entries, history and ids are not exported. A scope never written answers an empty body with `Memory-Revision: 0`. Errors found before the first line answer as usual; a failure part way through ends the response early, without a final newline.
+     */
+    get: {
+      parameters: {
+        query: {
+          /** @description The scope whose Memory the request reads or writes. */
+          scope_id: string;
+          /** @description The revision to export (default: the head). */
+          revision?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The entries, one JSON object a line. */
+        200: {
+          headers: {
+            /** @description The revision exported (0: never written). */
+            'Memory-Revision': string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/x-ndjson': string;
+          };
+        };
+        /** @description Missing or unknown API key (unauthenticated). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Unknown entry or revision (not_found). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description The key’s rate limit is exhausted (rate_limited); Retry-After says when to retry. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description An unexpected failure of the server (internal_error). */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description A dependency is unavailable or too slow (inference_timeout, inference_unavailable, rerank_failure, rerank_deadline, rerank_saturated, embedding_failed, capability_unavailable for a failed query embedding, database_unavailable, request_timeout: stopped before anything was written), or the server is not ready (not_ready). Retry-After says when to retry. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1840,6 +2146,7 @@ export interface components {
           | 'origin_forbidden'
           | 'not_found'
           | 'entry_purged'
+          | 'scope_purged'
           | 'method_not_allowed'
           | 'revision_conflict'
           | 'revision_not_visible'
@@ -1946,6 +2253,12 @@ export interface components {
         metadata?: {
           [key: string]: unknown;
         };
+        /** @description 0-32 labels of 1-64 characters, folded to lower case (matched case-insensitively), duplicates dropped. */
+        tags?: string[];
+        /** @description Marks the entry as mattering most; default false. */
+        pinned?: boolean;
+        /** @description RFC 3339 time the entry is about (e.g. a meeting’s date), distinct from when it was written; returned in UTC. */
+        occurred_at?: string;
       }[];
     };
     /** @description Where an entry came from, e.g. a conversation and a turn. */
@@ -1962,8 +2275,10 @@ export interface components {
       /** @description The revision the page was read at; null when the scope was never written. */
       memory: components['schemas']['ArtifactRef'] | null;
       entries: components['schemas']['EntryVersion'][];
-      /** @description Present when entries of this page’s range of entry ids were erased by a later purge (never at the head). Together with `entries` they make the page, in entry id order. */
+      /** @description Present when entries of this page’s range of entry ids were erased by a later purge (never at the head). Together with `entries` they make the page, in entry id order. Only in the entry_id order of a list without a filter or a text. */
       purged?: components['schemas']['PurgedEntry'][];
+      /** @description How many entries at the revision match the state, the filter and the text (every page). */
+      total: number;
       next_cursor?: string;
     };
     /** @description One immutable version of an entry. */
@@ -1990,10 +2305,17 @@ export interface components {
       metadata: {
         [key: string]: unknown;
       };
+      /** @description Lower-case tags (RFC 0014). */
+      tags: string[];
+      pinned: boolean;
+      /** @description The time the entry is about (UTC ISO 8601), or null. */
+      occurred_at: string | null;
       /** @enum {string} */
       state: 'active' | 'inactive';
-      /** @description ISO 8601 timestamp. */
+      /** @description ISO 8601 timestamp: when this version was written. */
       created_at: string;
+      /** @description When this version was written (ISO 8601): the same instant as created_at. */
+      written_at: string;
     };
     /** @description An entry the listed revision held, erased since by a purge: ids and revisions only. */
     PurgedEntry: {
@@ -2037,6 +2359,42 @@ export interface components {
       limit?: number;
       /** @description Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports. */
       min_revision?: number;
+      filter?: components['schemas']['EntryFilter'];
+      /**
+       * @description entry_id (default): by entry id. newest / oldest: by the revision that wrote each entry’s listed version, then entry id. A cursor keeps its order.
+       * @enum {string}
+       */
+      order?: 'entry_id' | 'newest' | 'oldest';
+      /**
+       * @description Only entries whose text contains this (1-200 characters), ignoring case: both are folded to lower case one character at a time, as PostgreSQL's lower() does. Matched literally: % _ and \ are plain characters. Counted by total.
+       * @example invoice
+       */
+      text?: string;
+    };
+    /** @description Which entries to keep (RFC 0014): every condition given must hold. Applied inside each search channel before its top-k, so a filtered search still returns `limit` hits when that many matching entries match the query. */
+    EntryFilter: {
+      /** @description Entries of any of these kinds. */
+      kinds?: string[];
+      /** @description Entries with every one of these tags. */
+      tags_all?: string[];
+      /** @description Entries with at least one of these tags. */
+      tags_any?: string[];
+      /** @description Entries with a source of one of these ids. */
+      source_ids?: string[];
+      /** @description Entries whose metadata holds each of these top-level keys with a containing value (JSON containment, as PostgreSQL’s jsonb @>): equal scalars; an object within an object; every element of an array within the entry’s array. */
+      metadata?: {
+        [key: string]: unknown;
+      };
+      /** @description Only pinned (true) or only unpinned (false) entries. */
+      pinned?: boolean;
+      /** @description occurred_at strictly after this time; entries without occurred_at never match. */
+      occurred_after?: string;
+      /** @description occurred_at strictly before this time; entries without occurred_at never match. */
+      occurred_before?: string;
+      /** @description Versions written (written_at) strictly after this time. */
+      written_after?: string;
+      /** @description Versions written (written_at) strictly before this time. */
+      written_before?: string;
     };
     GetEntryResponse: {
       memory: components['schemas']['ArtifactRef'];
@@ -2087,6 +2445,12 @@ export interface components {
       metadata?: {
         [key: string]: unknown;
       };
+      /** @description Replaces the tags; absent keeps them. */
+      tags?: string[];
+      /** @description Absent keeps the current value. */
+      pinned?: boolean;
+      /** @description RFC 3339; null clears it, absent keeps it. */
+      occurred_at?: string | null;
     };
     EntryTargetRequest: {
       /**
@@ -2186,14 +2550,21 @@ export interface components {
       min_revision?: number;
     };
     SearchResponse: {
-      /** @description The revision every hit cites; null when the scope was never written. */
+      /** @description The revision every hit cites; null when the scope was never written, and with scope_ids (see scopes). */
       memory: components['schemas']['ArtifactRef'] | null;
+      /** @description Only for scope_ids: every scope read, in the order asked, with the revision it was read at (memory null: never written). */
+      scopes?: {
+        scope_id: string;
+        memory: components['schemas']['ArtifactRef'] | null;
+      }[];
       /** @enum {string} */
       mode: 'fts' | 'vector' | 'hybrid';
       hits: components['schemas']['SearchHit'][];
       explain?: components['schemas']['SearchExplain'];
     };
     SearchHit: {
+      /** @description The scope the hit was read from (also in its citation). */
+      scope_id: string;
       citation: {
         memory_ref: components['schemas']['ArtifactRef'];
         /** Format: uuid */
@@ -2202,10 +2573,23 @@ export interface components {
         entry_version_id: string;
       };
       text: string;
-      /** @description Fused Reciprocal Rank Fusion score. */
+      /** @description Fused Reciprocal Rank Fusion score; with scope_ids, the score of the fusion across scopes, 1 / (60 + the hit’s rank in its scope). */
       score: number;
       /** @description The channels that found the hit: fts (full text) and vector, and, when the server runs them (POWERCONTEXT_SERVER_RUNTIME_MEMORY_SEARCH_CHANNELS), entity (an entity the query names) and graph (an entry sharing a rare entity with those). */
       matched_by: ('fts' | 'vector' | 'entity' | 'graph')[];
+      kind: string;
+      tags: string[];
+      pinned: boolean;
+      /** @description The time the entry is about, or null. */
+      occurred_at: string | null;
+      metadata: {
+        [key: string]: unknown;
+      };
+      sources: components['schemas']['SourceRef'][];
+      /** @description The revision whose write created the cited version. */
+      revision: number;
+      /** @description When the cited version was written (ISO 8601). */
+      written_at: string;
     };
     /** @description Only when the request asked for explain: "redacted". */
     SearchExplain: {
@@ -2252,8 +2636,20 @@ export interface components {
           | 'rerank_failure'
           | null;
       } | null;
+      /** @description Set for a search of several scopes (scope_ids with 2 or more); null otherwise. */
+      multi_scope: {
+        scope_count: number;
+        /**
+         * @description reranked: the reranker ran on the scopes’ fused pool (POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MULTI_SCOPE=rerank); skipped: a reranker is configured and the setting is skip (the default); none: no reranker, or nothing to rerank.
+         * @enum {string}
+         */
+        rerank: 'reranked' | 'skipped' | 'none';
+      } | null;
       /** @description One item per returned hit, in the same order as `hits`. */
       hits: {
+        scope_id: string;
+        /** @description In a search of several scopes: the hit’s rank in its own scope’s fused list; null otherwise. */
+        scope_rank: number | null;
         /** Format: uuid */
         entry_version_id: string;
         /** @description Position in the fused (coarse) order, 1-based. */
@@ -2281,14 +2677,35 @@ export interface components {
           /** @description Query terms the entry matched only through the words of its neighbours in the same source (RFC 0007). */
           context_terms: string[];
         } | null;
+        /** @description How the authority step after fusion (RFC 0014) changed the hit’s score; null when every authority weight is 0 (no step ran). */
+        authority: {
+          /** @description The score fusion gave the hit. */
+          fused_score: number;
+          /** @description min(10, pinned_boost + tag_weight); the hit’s coarse score is fused_score × (1 + boost). */
+          boost: number;
+          /** @description The configured pinned boost when the entry is pinned, else 0. */
+          pinned_boost: number;
+          /** @description The entry’s weighted tag of the largest weight, or null. */
+          tag: string | null;
+          /** @description That tag’s weight, or 0. */
+          tag_weight: number;
+        } | null;
       }[];
     };
     SearchRequest: {
       /**
-       * @description The scope whose Memory the request reads or writes.
+       * @description The scope whose Memory the request reads. Exactly one of scope_id and scope_ids.
        * @example project
        */
-      scope_id: string;
+      scope_id?: string;
+      /**
+       * @description Several scopes read in one request (1-16, distinct), instead of scope_id: each at its own head, their hits fused by Reciprocal Rank Fusion, each hit citing its scope. The key needs the read permission on every one (403 names the first it lacks). Whether the reranker runs follows POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MULTI_SCOPE (skip by default).
+       * @example [
+       *       "user-42",
+       *       "project"
+       *     ]
+       */
+      scope_ids?: string[];
       query: string;
       /** @description Maximum number of final hits, 1-50; default 10. */
       limit?: number;
@@ -2304,10 +2721,25 @@ export interface components {
       explain?: 'redacted';
       /** @description Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports. */
       min_revision?: number;
+      /**
+       * @description With scope_ids: the revision each named scope must be read at, at least (min_revision per scope). A scope left out has no minimum; a key that is not in scope_ids is a 422.
+       * @example {
+       *       "project": 12
+       *     }
+       */
+      min_revisions?: {
+        [key: string]: number;
+      };
+      filter?: components['schemas']['EntryFilter'];
     };
     PrepareContextResponse: {
-      /** @description The revision the context was read from; null when the scope was never written. */
+      /** @description The revision the context was read from; null when the scope was never written, and with scope_ids (see scopes; each chunk cites its own). */
       memory: components['schemas']['ArtifactRef'] | null;
+      /** @description Only for scope_ids: every scope read, in the order asked, with the revision it was read at (memory null: never written). */
+      scopes?: {
+        scope_id: string;
+        memory: components['schemas']['ArtifactRef'] | null;
+      }[];
       /** @enum {string} */
       mode: 'fts' | 'vector' | 'hybrid';
       /** @description The framed context for a generator. Retrieved text is escaped inside a frame that marks it as untrusted data; this is the only place any text appears. */
@@ -2420,10 +2852,29 @@ export interface components {
     /** @description A search (without explain) and the contract to pack its evidence under. */
     PrepareContextRequest: {
       /**
-       * @description The scope whose Memory the request reads or writes.
+       * @description The scope whose Memory the request reads. Exactly one of scope_id and scope_ids.
        * @example project
        */
-      scope_id: string;
+      scope_id?: string;
+      /**
+       * @description Several scopes read in one request (1-16, distinct), instead of scope_id: each at its own head, their hits fused by Reciprocal Rank Fusion, each hit citing its scope. The key needs the read permission on every one (403 names the first it lacks). Whether the reranker runs follows POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MULTI_SCOPE (skip by default).
+       * @example [
+       *       "user-42",
+       *       "project"
+       *     ]
+       */
+      scope_ids?: string[];
+      /** @description Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports. */
+      min_revision?: number;
+      /**
+       * @description With scope_ids: the revision each named scope must be read at, at least (min_revision per scope). A scope left out has no minimum; a key that is not in scope_ids is a 422.
+       * @example {
+       *       "project": 12
+       *     }
+       */
+      min_revisions?: {
+        [key: string]: number;
+      };
       query: string;
       /** @description Maximum number of final hits, 1-50; default 10. */
       limit?: number;
@@ -2432,9 +2883,8 @@ export interface components {
        * @enum {string}
        */
       mode?: 'auto' | 'fts' | 'vector' | 'hybrid';
+      filter?: components['schemas']['EntryFilter'];
       contract?: components['schemas']['AssemblyContractRequest'];
-      /** @description Read at least this revision of the scope, e.g. the revision a write of yours answered. A read replica that has not replayed it is waited for (bounded), then the server reads the primary or answers 409 revision_not_visible, as configured; a revision no database has yet is 409 revision_not_visible. Without it a replica answers with the revision it has, which `memory.revision` reports. */
-      min_revision?: number;
     };
     /** @description The assembly contract (RFC 0008). Every field is optional; defaults fill the rest. */
     AssemblyContractRequest: {
@@ -2491,6 +2941,37 @@ export interface components {
       };
     };
     ScopeSummaryRequest: {
+      /**
+       * @description The scope whose Memory the request reads or writes.
+       * @example project
+       */
+      scope_id: string;
+    };
+    DeleteScopeResponse: {
+      /**
+       * @description deleted: the scope was deleted now; unchanged: it had been deleted already.
+       * @enum {string}
+       */
+      status: 'deleted' | 'unchanged';
+      tombstone: components['schemas']['ScopeTombstone'];
+    };
+    ScopeTombstone: {
+      scope_id: string;
+      /**
+       * Format: uuid
+       * @description The deleted memory’s artifact id.
+       */
+      artifact_id: string;
+      /** @description The head revision the scope had when it was deleted. */
+      revision: number;
+      /** @description Entries (active or forgotten) current at that head. */
+      entries: number;
+      /** @description ISO 8601 timestamp. */
+      deleted_at: string;
+      /** @description The API key id that deleted it; shown only to keys with the purge permission. */
+      deleted_by?: string | null;
+    };
+    DeleteScopeRequest: {
       /**
        * @description The scope whose Memory the request reads or writes.
        * @example project

@@ -49,7 +49,8 @@ export function createEntityChannel(store: MemoryStore, options: EntityChannelOp
     name: 'entity',
     id: `powercontext.channel.entity.v1(${ENTITY_EXTRACTOR_ID};share=${maxEntityShare})`,
     needs: 'text',
-    async search({ scopeId, revision, text, limit }) {
+    filters: true,
+    async search({ scopeId, revision, text, limit, filter }) {
       const entities = extractEntities(text, ENTITY_QUERY_MAX);
       if (entities.length === 0) return { candidates: [], queryTermCount: 0 };
       const { candidates } = await store.entitySearch({
@@ -58,6 +59,7 @@ export function createEntityChannel(store: MemoryStore, options: EntityChannelOp
         entities,
         maxDocumentShare: maxEntityShare,
         limit,
+        ...(filter ? { filter } : {}),
       });
       return { candidates, queryTermCount: entities.length };
     },
@@ -79,7 +81,8 @@ export function createGraphChannel(store: MemoryStore, options: GraphChannelOpti
     name: 'graph',
     id: `powercontext.channel.graph.v1(${ENTITY_EXTRACTOR_ID};share=${maxEntityShare};seeds=${seeds};rare=${rareShare})`,
     needs: 'text',
-    async search({ scopeId, revision, text, limit }) {
+    filters: true,
+    async search({ scopeId, revision, text, limit, filter }) {
       const entities = extractEntities(text, ENTITY_QUERY_MAX);
       if (entities.length === 0) return { candidates: [], queryTermCount: 0 };
       const found = await store.entitySearch({
@@ -97,6 +100,7 @@ export function createGraphChannel(store: MemoryStore, options: GraphChannelOpti
         excludedEntities: entities,
         maxDocumentFrequency: Math.max(2, Math.floor(rareShare * found.activeEntries)),
         limit,
+        ...(filter ? { filter } : {}),
       });
       return { candidates, queryTermCount: entities.length };
     },

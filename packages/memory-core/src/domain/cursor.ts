@@ -16,7 +16,13 @@ export function decodeCursor<Schema extends z.ZodType>(schema: Schema, cursor: s
   }
 }
 
-export const entriesCursorSchema = z.strictObject({ revision: z.int().min(1), after: z.uuid() });
+export const entriesCursorSchema = z.strictObject({
+  revision: z.int().min(1),
+  after: z.uuid(),
+  /** The list's order when it is not `entry_id`, and the revision of the last version listed. */
+  order: z.enum(['newest', 'oldest']).optional(),
+  at: z.int().min(1).optional(),
+});
 export const changesCursorSchema = z.strictObject({
   from: z.int().min(0),
   to: z.int().min(1),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { occurredAtSchema, tagsSchema } from './entry-fields.js';
 import { type EntryPosition, entryPositionSchema } from './lexical-projection.js';
 import { storableText } from './text-rules.js';
 
@@ -33,7 +34,14 @@ export interface EntryVersion {
   /** Where the entry sits in an ordered source; its neighbours there give it lexical context. */
   position: EntryPosition | null;
   metadata: Record<string, JsonValue>;
+  /** Lower-case labels, at most 32 (RFC 0014, "Entry fields"); `[]` when none were given. */
+  tags: string[];
+  /** Marked as mattering most; false unless set. */
+  pinned: boolean;
+  /** The time the entry is about (a meeting's date), UTC ISO 8601; null when not given. */
+  occurredAt: string | null;
   state: EntryState;
+  /** When this version was written (its revision's time): `written_at` on the wire. */
   createdAt: string;
 }
 
@@ -114,6 +122,9 @@ export const rememberEntrySchema = z.strictObject({
   sources: z.array(sourceRefSchema).max(32, { error: 'sources must have at most 32 items' }).default([]),
   position: entryPositionSchema.optional(),
   metadata: metadataSchema.default({}),
+  tags: tagsSchema.default([]),
+  pinned: z.boolean({ error: 'pinned must be a boolean' }).default(false),
+  occurredAt: occurredAtSchema.optional(),
 });
 
 export const rememberRequestSchema = z.strictObject({
@@ -130,6 +141,11 @@ export const reviseRequestSchema = z.strictObject({
   text: entryTextSchema,
   kind: entryKindSchema.optional(),
   metadata: metadataSchema.optional(),
+  /** Replaces the tags; absent keeps them. */
+  tags: tagsSchema.optional(),
+  pinned: z.boolean({ error: 'pinned must be a boolean' }).optional(),
+  /** Replaces the time the entry is about; null clears it, absent keeps it. */
+  occurredAt: occurredAtSchema.nullable().optional(),
 });
 
 export const entryTargetSchema = z.strictObject({ entryId: entryIdSchema });

@@ -1,6 +1,10 @@
 import { z } from 'zod';
+import { entryFilterSchema } from './entry-filter.js';
+import { storableText } from './text-rules.js';
 
 export const LIST_LIMIT_MAX = 200;
+/** The most characters of a list's `text` (RFC 0014, "List"). */
+export const LIST_TEXT_MAX_CHARS = 200;
 
 const limitSchema = z
   .int({ error: 'limit must be an integer' })
@@ -21,6 +25,12 @@ export const listEntriesRequestSchema = z.strictObject({
   revision: revisionSchema.optional(),
   cursor: cursorSchema.optional(),
   limit: limitSchema,
+  filter: entryFilterSchema.optional(),
+  order: z
+    .enum(['entry_id', 'newest', 'oldest'], { error: 'order must be one of entry_id, newest, oldest' })
+    .default('entry_id'),
+  /** Only entries whose text contains this, case-insensitively (`containsFolded`). List only. */
+  text: storableText('text', 1, LIST_TEXT_MAX_CHARS).optional(),
 });
 
 export const getEntryRequestSchema = z.strictObject({

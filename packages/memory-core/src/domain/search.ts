@@ -1,10 +1,27 @@
 import { z } from 'zod';
+import type { AuthorityAdjustment } from './authority.js';
+import { entryFilterSchema } from './entry-filter.js';
 import type { EntryVersion } from './memory-entry.js';
 import type { MemoryRef } from './memory-ref.js';
 import { normalizeQuery } from './query-normalization.js';
-import { storableText } from './text-rules.js';
+import { scopeIdSchema, storableText } from './text-rules.js';
 
 export const QUERY_MAX_CHARS = 8_192;
+/** At most this many scopes in one search (issue 29, "Several scopes"). */
+export const SEARCH_SCOPES_MAX = 16;
+
+/** The scopes of a multi-scope search: 1-16 distinct scope ids, read and fused in this order. */
+export const searchScopeIdsSchema = z
+  .array(scopeIdSchema, { error: 'scopeIds must be an array of scope ids' })
+  .min(1, { error: 'scopeIds must name at least 1 scope' })
+  .max(SEARCH_SCOPES_MAX, { error: `scopeIds must name at most ${SEARCH_SCOPES_MAX} scopes` })
+  .refine((ids) => new Set(ids).size === ids.length, { error: 'scopeIds must not name a scope twice' });
+
+/**
+ * Whether a search over several scopes runs the configured reranker on the fused pool (`rerank`) or
+ * returns the fused order (`skip`, the default, as seed 003's global queries do).
+ */
+export type MultiScopeRerank = 'skip' | 'rerank';
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_LIMIT_DEFAULT = 10;
 
@@ -34,6 +51,8 @@ export const searchRequestSchema = z.strictObject({
   mode: z
     .enum(['auto', 'fts', 'vector', 'hybrid'], { error: 'mode must be one of auto, fts, vector, hybrid' })
     .default('auto'),
+  /** Only entries the filter keeps (RFC 0014), applied inside each channel before its top-k. */
+  filter: entryFilterSchema.optional(),
 });
 
 export type SearchMemoryRequest = z.input<typeof searchRequestSchema>;
@@ -77,9 +96,15 @@ export interface FusedCandidate extends FusedRanking {
   entryVersionId: string;
 }
 
-/** A final or coarse search hit: exact identity, text, fused score and per-channel ranks. */
+/**
+ * A final or coarse search hit: exact identity, text, fused score and per-channel ranks. In a search of
+ * several scopes, `score` is the score of the fusion across scopes and `scopeRank` the hit's rank in its
+ * own scope's fused list; `channelRanks` and `channelContributions` stay those of its own scope.
+ */
 export interface MemoryHit extends FusedRanking {
   citation: {
+    /** The scope the hit was read from; with `artifactId`, what keeps two scopes' hits apart. */
+    scopeId: string;
     artifactId: string;
     revision: number;
     entryId: string;
@@ -89,6 +114,13 @@ export interface MemoryHit extends FusedRanking {
   text: string;
   /** Set on the returned hits of a search run with `explain` that had a lexical channel. */
   lexicalMatch?: LexicalMatchSources;
+  /**
+   * Set on every hit of a search whose policy has authority weights (RFC 0014): the fused score and
+   * the boost that made `score` (score = fusedScore x (1 + boost)).
+   */
+  authority?: AuthorityAdjustment;
+  /** In a search of several scopes: the hit's 1-based rank in its own scope's fused list. */
+  scopeRank?: number;
 }
 
 /**
@@ -170,9 +202,33 @@ export interface RerankTrace {
   };
 }
 
-export interface SearchResult {
-  /** The revision every hit was read from; undefined when the scope has never been written. */
+/** One scope a search read: the revision it read, or undefined when the scope was never written. */
+export interface ScopeRead {
+  scopeId: string;
   memory: MemoryRef | undefined;
+}
+
+/**
+ * What a search of several scopes did (issue 29, "Several scopes"): how many scopes it fused, and
+ * whether the reranker ran on the fused pool (`reranked`), was configured but left out under
+ * POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MULTI_SCOPE=skip (`skipped`), or had nothing to do (`none`:
+ * no reranker configured, or an empty pool).
+ */
+export interface MultiScopeReport {
+  scopeCount: number;
+  rerank: 'reranked' | 'skipped' | 'none';
+}
+
+export interface SearchResult {
+  /**
+   * The revision every hit was read from, when the search read one scope; undefined when that scope has
+   * never been written, and in a search of several scopes (see `scopes`).
+   */
+  memory: MemoryRef | undefined;
+  /** Every scope the search read, in the order asked, each at the revision it was read. */
+  scopes: ScopeRead[];
+  /** Set on a search of several scopes. */
+  multiScope?: MultiScopeReport;
   requestedMode: SearchModeRequest;
   mode: SearchMode;
   /** Set when `auto` had to fall back from hybrid to fts. */

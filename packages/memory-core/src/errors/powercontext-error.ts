@@ -5,6 +5,7 @@ export type PowerContextErrorCode =
   | 'revision_not_visible'
   | 'not_found'
   | 'entry_purged'
+  | 'scope_purged'
   | 'capability_unavailable'
   | 'invalid_citation'
   | 'store_unavailable'

@@ -1,3 +1,4 @@
+import type { EntryFilter } from '../domain/entry-filter.js';
 import type {
   EntryPosition,
   LexicalProjectionPolicy,
@@ -12,9 +13,11 @@ import type {
   RevisionOperation,
   VersionOperation,
 } from '../domain/purge.js';
+import type { ScopeTombstone } from '../domain/scope-deletion.js';
 import type { ChannelCandidate, LexicalCandidate, LexicalMatchReport } from '../domain/search.js';
 import type { EmbeddingProfile } from './embedder.port.js';
 import type { Bm25Parameters } from './retrieval-policy.port.js';
+import type { ScopeAtRevision, ScopeVersionsRead } from './scopes-reads.port.js';
 
 /** A new immutable entry version, fully formed by the core before it reaches the store. */
 export interface NewEntryVersion {
@@ -28,6 +31,9 @@ export interface NewEntryVersion {
   sources: SourceRef[];
   position: EntryPosition | null;
   metadata: Record<string, JsonValue>;
+  tags: string[];
+  pinned: boolean;
+  occurredAt: string | null;
   state: EntryState;
   /** Vector for the search index; absent when embedding failed or the version is inactive. */
   embedding?: { profileId: string; vector: number[] };
@@ -102,12 +108,45 @@ export interface MemoryWriteTransaction {
   ): Promise<{ memory: MemoryRef; tombstone: PurgeTombstone }>;
 }
 
+/**
+ * The order of a list (RFC 0014): `entry_id` (the default), `newest` (the revision that wrote the
+ * current version, descending) or `oldest` (ascending); both of the latter break ties by entry id.
+ */
+export type ListOrder = 'entry_id' | 'newest' | 'oldest';
+
 export interface ListEntriesQuery {
   scopeId: string;
   revision: number;
   state: EntryState | 'all';
-  /** Exclusive lower bound on entry id (keyset pagination). */
+  /** Exclusive lower bound on entry id (keyset pagination of the `entry_id` order). */
   afterEntryId?: string;
+  limit: number;
+  /** Only versions the filter keeps (RFC 0014); undefined keeps all. */
+  filter?: EntryFilter;
+  /**
+   * Only versions whose text contains this, both folded to lower case one character at a time
+   * (`foldCase`; PostgreSQL's `lower()`); undefined keeps all. A list's filter of its own.
+   */
+  text?: string;
+  /** Default `entry_id`. */
+  order?: ListOrder;
+  /**
+   * Keyset position of the `newest` and `oldest` orders: after the version written at `revision` of
+   * entry `entryId`, in the list's order.
+   */
+  after?: { revision: number; entryId: string };
+}
+
+/**
+ * One page of an export (RFC 0015, "Export"): the active versions live at the revision, ordered by
+ * content hash, then entry version id. The order depends on kind and text alone, so a scope imported
+ * from an export exports its lines in the same order.
+ */
+export interface ExportEntriesQuery {
+  scopeId: string;
+  revision: number;
+  /** Keyset position: versions after (contentHash, entryVersionId). */
+  after?: { contentHash: string; entryVersionId: string };
   limit: number;
 }
 
@@ -136,6 +175,11 @@ export interface LexicalSearchQuery {
   query: string;
   limit: number;
   bm25: Bm25Parameters;
+  /**
+   * Only versions the filter keeps are ranked (inside the channel, before its top `limit`); BM25's N,
+   * average length and document frequencies stay those of the whole scope. Undefined keeps all.
+   */
+  filter?: EntryFilter;
 }
 
 export interface LexicalSearchResult {
@@ -160,6 +204,8 @@ export interface VectorSearchQuery {
   profileId: string;
   vector: readonly number[];
   limit: number;
+  /** Only versions the filter keeps are ranked (before the top `limit`). Undefined keeps all. */
+  filter?: EntryFilter;
 }
 
 /** The entity channel's read (RFC 0013): versions holding the query's entities at a revision. */
@@ -174,6 +220,8 @@ export interface EntitySearchQuery {
    */
   maxDocumentShare?: number;
   limit: number;
+  /** Only versions the filter keeps are returned; the IDF's N and df stay those of the whole scope. */
+  filter?: EntryFilter;
 }
 
 export interface EntitySearchResult {
@@ -199,6 +247,8 @@ export interface EntityNeighbourQuery {
   /** Only entities held by at most this many active versions at the revision link (rare ones). */
   maxDocumentFrequency: number;
   limit: number;
+  /** Only versions the filter keeps are returned (the seeds and the link rule are not filtered). */
+  filter?: EntryFilter;
 }
 
 export interface VectorIndexState {
@@ -214,6 +264,32 @@ export interface SearchHead {
   vectorIndex: VectorIndexState;
 }
 
+/**
+ * Optional reads of several scopes at once, for a search of several scopes (RFC 0014, "Several
+ * scopes"): each does in one read (one round trip on a database) what the one-scope method does per
+ * scope, and must answer exactly what that method would answer for each scope, in the order given, and
+ * fail as the first scope that fails would. A store without one gets the one-scope method per scope.
+ * Scopes are never mixed: each scope is read at its own revision, and each answer is its scope's alone.
+ */
+export interface ScopesReads {
+  /** `head` of each scope. */
+  heads?(scopeIds: readonly string[]): Promise<(MemoryRef | undefined)[]>;
+  /** `searchHead` of each scope. */
+  searchHeads?(scopeIds: readonly string[], profileId: string): Promise<(SearchHead | undefined)[]>;
+  /** `entryVersions` of each read, one map per read. */
+  entryVersionsOfScopes?(reads: readonly ScopeVersionsRead[]): Promise<Map<string, EntryVersion>[]>;
+  /** `lexicalSearch` of one query in each scope, at that scope's revision. */
+  lexicalSearchScopes?(
+    query: Omit<LexicalSearchQuery, 'scopeId' | 'revision'>,
+    scopes: readonly ScopeAtRevision[],
+  ): Promise<LexicalSearchResult[]>;
+  /** `vectorSearch` of one query in each scope, at that scope's revision. */
+  vectorSearchScopes?(
+    query: Omit<VectorSearchQuery, 'scopeId' | 'revision'>,
+    scopes: readonly ScopeAtRevision[],
+  ): Promise<ChannelCandidate[][]>;
+}
+
 export interface EmbeddingToStore {
   entryVersionId: string;
   vector: number[];
@@ -221,11 +297,33 @@ export interface EmbeddingToStore {
 
 /**
  * Persistence port of the Memory model. Reads take an explicit revision so that one search sees one
- * consistent head; writes go through `write`, which applies compare-and-swap on the scope's head.
+ * consistent head; writes go through `write`, which applies compare-and-swap on the scope's head. A
+ * store may also read several scopes at once for a search of several scopes (ScopesReads).
  */
-export interface MemoryStore {
-  /** The scope's head revision, or undefined if it was never written. */
+export interface MemoryStore extends ScopesReads {
+  /**
+   * The scope's head revision, or undefined if it was never written. Throws ScopePurgedError for a
+   * deleted scope, as `searchHead` and `write` do: no read or write of a deleted scope gets further.
+   */
   head(scopeId: string): Promise<MemoryRef | undefined>;
+  /**
+   * Deletes the scope (RFC 0015): in one transaction, every row of it in every table and index (entry
+   * versions, vectors, lexical projections and postings, entities, purge tombstones, idempotency
+   * records, search statistics, revisions, the memory itself), leaving a ScopeTombstone. Writers of the
+   * scope queue behind it and then answer ScopePurgedError. A deleted scope answers its tombstone
+   * again (`unchanged`); a scope never written, undefined (nothing is written). The store drops any
+   * index of the scope it holds in memory.
+   */
+  deleteScope(
+    scopeId: string,
+    deletedBy: string | null,
+  ): Promise<{ tombstone: ScopeTombstone; status: 'deleted' | 'unchanged' } | undefined>;
+  /** The tombstone of a deleted scope, or undefined. */
+  deletedScope(scopeId: string): Promise<ScopeTombstone | undefined>;
+  /** One page of the scope's export at a revision (see ExportEntriesQuery). */
+  exportEntries(query: ExportEntriesQuery): Promise<EntryVersion[]>;
+  /** How many active entries are live at the revision (what an export of it holds). */
+  activeEntryCount(scopeId: string, revision: number): Promise<number>;
   /**
    * Runs `work` in one atomic transaction that sees the scope at `expectedRevision` (0 = never
    * written). Throws RevisionConflictError when the head is elsewhere; nothing is written then.
@@ -251,6 +349,8 @@ export interface MemoryStore {
    */
   entryVersions(scopeId: string, entryVersionIds: readonly string[]): Promise<Map<string, EntryVersion>>;
   listEntries(query: ListEntriesQuery): Promise<EntryVersion[]>;
+  /** How many versions `listEntries` would return for the query without its keyset and limit. */
+  countEntries(query: ListEntriesQuery): Promise<number>;
   listChanges(query: ListChangesQuery): Promise<RevisionChange[]>;
   /** The tombstone of a purged entry of the scope. */
   purgedEntry(scopeId: string, entryId: string): Promise<PurgeTombstone | undefined>;

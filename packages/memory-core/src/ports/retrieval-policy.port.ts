@@ -1,3 +1,4 @@
+import type { AuthorityWeights } from '../domain/authority.js';
 import type { LexicalProjectionPolicy } from '../domain/lexical-projection.js';
 import type { ChannelCandidate, ChannelName, FusedCandidate } from '../domain/search.js';
 import type { ChannelResult } from './search-channel.port.js';
@@ -47,4 +48,10 @@ export interface RetrievalPolicy {
     lists: Readonly<Partial<Record<ChannelName, readonly ChannelCandidate[]>>>,
     limit: number,
   ): FusedCandidate[];
+  /**
+   * The authority step after fusion (RFC 0014): pinned entries and weighted tags raise the fused score.
+   * Absent when every weight is 0, and then a search ranks exactly as without the step. A policy that
+   * sets it must carry the weights in its `id`.
+   */
+  readonly authority?: AuthorityWeights;
 }

@@ -1,5 +1,7 @@
+import type { EntryFilter } from '../domain/entry-filter.js';
 import type { ChannelCandidate, ChannelName, LexicalMatchReport } from '../domain/search.js';
 import type { EmbeddingProfile } from './embedder.port.js';
+import type { ScopeAtRevision } from './scopes-reads.port.js';
 
 /**
  * What a channel reads of the query. A `text` channel runs in the `fts` and `hybrid` modes; an
@@ -20,6 +22,11 @@ export interface ChannelQuery {
   limit: number;
   /** The search's signal; a channel may stop early when it aborts. */
   signal?: AbortSignal;
+  /**
+   * The search's filter (RFC 0014): a channel ranks only the versions it keeps, inside its own read,
+   * before its top `limit`. Undefined keeps all. A channel that cannot apply it says so (`filters`).
+   */
+  filter?: EntryFilter;
 }
 
 /** A channel's ranked candidates, and what the retrieval policy needs to admit them. */
@@ -47,7 +54,23 @@ export interface SearchChannel {
   /** A versioned id of what the channel computes; a change that moves its rankings is a new id. */
   readonly id: string;
   readonly needs: ChannelInput;
+  /**
+   * True when the channel applies `ChannelQuery.filter` inside its read. A filtered search refuses
+   * (422 on `filter`) to run a channel that does not: a filter applied after a channel's top-k would
+   * lose matches. The built-in channels all do.
+   */
+  readonly filters?: boolean;
   search(query: ChannelQuery): Promise<ChannelResult>;
+  /**
+   * Optional: `search` of one query in several scopes at once, each at its own revision, for a search of
+   * several scopes (RFC 0014, "Several scopes"): one result per scope, in the order given, each exactly
+   * what `search` would answer for that scope. A search of several scopes calls it once instead of
+   * `search` per scope. The built-in channels implement it over the store's reads of several scopes.
+   */
+  searchScopes?(
+    query: Omit<ChannelQuery, 'scopeId' | 'revision'>,
+    scopes: readonly ScopeAtRevision[],
+  ): Promise<ChannelResult[]>;
   /**
    * Optional: which query terms each given version matched in its own words and which only through its
    * neighbours' (RFC 0007, "Explain"), read at the query's revision. The lexical channel implements it;

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { resolveSearchChannels } from '../channels/search-channels.js';
+import { type EntryPage, listEntries } from './list-entries.js';
+
+export type { EntryPage };
+
 import { canonicalJson } from '../domain/canonical-json.js';
 import { contentHash } from '../domain/content-hash.js';
-import { changesCursorSchema, decodeCursor, encodeCursor, entriesCursorSchema } from '../domain/cursor.js';
+import { changesCursorSchema, decodeCursor, encodeCursor } from '../domain/cursor.js';
 import {
   IDEMPOTENCY_RETENTION_DEFAULT_SECONDS,
   idempotencyKeySchema,
@@ -21,7 +25,6 @@ import { type Citation, citationSchema, type MemoryRef } from '../domain/memory-
 import { parseInput } from '../domain/parse-input.js';
 import {
   type PurgedChange,
-  type PurgedEntryMarker,
   type PurgeInfo,
   type PurgeRequest,
   type PurgeResult,
@@ -35,9 +38,15 @@ import {
   type ListChangesRequest,
   type ListEntriesRequest,
   listChangesRequestSchema,
-  listEntriesRequestSchema,
 } from '../domain/read-requests.js';
-import type { ChannelName, SearchMemoryRequest, SearchResult } from '../domain/search.js';
+import type { DeleteScopeRequest, DeleteScopeResult } from '../domain/scope-deletion.js';
+import {
+  type ChannelName,
+  type MultiScopeRerank,
+  type SearchMemoryRequest,
+  type SearchResult,
+  searchScopeIdsSchema,
+} from '../domain/search.js';
 import { scopeIdSchema } from '../domain/text-rules.js';
 import { EntryPurgedError } from '../errors/entry-purged-error.js';
 import { InvalidCitationError } from '../errors/invalid-citation-error.js';
@@ -72,7 +81,8 @@ import {
 } from './import-entries.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { mergeByKey } from './merge-by-key.js';
-import { type SearchOptions, searchMemory } from './search-memory.js';
+import { deleteScope, type ExportRequest, type MemoryExport, openExport } from './scope-lifecycle.js';
+import { type SearchDependencies, type SearchOptions, searchMemory } from './search-memory.js';
 
 export interface MemoryServiceOptions {
   store: MemoryStore;
@@ -90,6 +100,11 @@ export interface MemoryServiceOptions {
   maxWriteAttempts?: number;
   /** The optional rerank stage (RFC 0080 steps 6-8). Absent: search returns the coarse path unchanged. */
   rerankStage?: RerankStage;
+  /**
+   * Whether a search of several scopes (`searchScopes`) runs the rerank stage on the fused pool
+   * (`rerank`) or returns the fused order (`skip`, the default, like seed 003's global queries).
+   */
+  multiScopeRerank?: MultiScopeRerank;
   observer?: SearchObserver;
   /** Optional advisory check of new entries before the write; its failures never block a write. */
   writeAdvisor?: WriteAdvisor;
@@ -116,18 +131,6 @@ export interface EntryWriteResult {
   status: EntryWriteStatus;
   /** Set when this is the stored result of an earlier write with the same idempotency key. */
   replayed?: true;
-}
-
-export interface EntryPage {
-  memory: MemoryRef | undefined;
-  entries: EntryVersion[];
-  /**
-   * Present when the page's range of entry ids held entries that a later purge erased: the marker of
-   * each, in place of its version (ids and revisions only). Never at the head, where a purged entry
-   * does not exist any more.
-   */
-  purged?: PurgedEntryMarker[];
-  nextCursor?: string;
 }
 
 export interface ChangesPage {
@@ -172,6 +175,7 @@ export class MemoryService {
   readonly #maxWriteAttempts: number;
   readonly #locks = new KeyedMutex();
   readonly #rerankStage: RerankStage | undefined;
+  readonly #multiScopeRerank: MultiScopeRerank;
   readonly #observer: SearchObserver | undefined;
   readonly #writeAdvisor: WriteAdvisor | undefined;
   readonly #ledger: IdempotencyLedger;
@@ -184,6 +188,7 @@ export class MemoryService {
     this.#logger = options.logger ?? noopLogger;
     this.#maxWriteAttempts = options.maxWriteAttempts ?? 3;
     this.#rerankStage = options.rerankStage;
+    this.#multiScopeRerank = options.multiScopeRerank ?? 'skip';
     this.#observer = options.observer;
     this.#writeAdvisor = options.writeAdvisor;
     const retentionMs = options.idempotencyRetentionMs ?? IDEMPOTENCY_RETENTION_DEFAULT_SECONDS * 1000;
@@ -280,6 +285,9 @@ export class MemoryService {
             sources: entry.sources,
             position: entry.position ?? null,
             metadata: entry.metadata,
+            tags: entry.tags,
+            pinned: entry.pinned,
+            occurredAt: entry.occurredAt ?? null,
             state: 'active',
             ...(vector ? { embedding: { profileId: this.#embedder.profile.id, vector } } : {}),
           };
@@ -371,11 +379,27 @@ export class MemoryService {
         const current = await this.#requireCurrent(tx, input.entryId);
         const kind = input.kind ?? current.kind;
         const metadata = input.metadata ?? current.metadata;
+        const fields = {
+          tags: input.tags ?? current.tags,
+          pinned: input.pinned ?? current.pinned,
+          occurredAt: input.occurredAt === undefined ? current.occurredAt : input.occurredAt,
+        };
         const hash = contentHash(kind, input.text);
-        if (hash === current.contentHash && canonicalJson(metadata) === canonicalJson(current.metadata)) {
+        if (
+          hash === current.contentHash &&
+          canonicalJson(metadata) === canonicalJson(current.metadata) &&
+          canonicalJson(fields) ===
+            canonicalJson({ tags: current.tags, pinned: current.pinned, occurredAt: current.occurredAt })
+        ) {
           return { memory: head!, entry: current, status: 'unchanged' as const };
         }
-        const next = this.#nextVersion(current, { kind, text: input.text, contentHash: hash, metadata });
+        const next = this.#nextVersion(current, {
+          kind,
+          text: input.text,
+          contentHash: hash,
+          metadata,
+          ...fields,
+        });
         if (vector && next.state === 'active')
           next.embedding = { profileId: this.#embedder.profile.id, vector };
         const { memory, versions } = await tx.appendRevision('revise', [next], this.#projection);
@@ -471,37 +495,25 @@ export class MemoryService {
     );
   }
 
+  /**
+   * Deletes the scope for good (RFC 0015): every entry of it, at every revision, from every table and
+   * index, leaving a tombstone; its reads and writes answer `scope_purged` afterwards. Deleting it again
+   * answers `unchanged` with the same tombstone; a scope never written is `not_found`.
+   */
+  async deleteScope(scopeId: string, request: DeleteScopeRequest = {}): Promise<DeleteScopeResult> {
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
+    return this.#locks.run(scope, () => deleteScope(this.#store, scope, request));
+  }
+
+  /** Opens an export of the scope's active entries at a revision, in the import format's order (RFC 0015). */
+  async openExport(scopeId: string, request: ExportRequest = {}): Promise<MemoryExport> {
+    const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
+    return openExport(this.#store, scope, request);
+  }
+
   async list(scopeId: string, request: ListEntriesRequest = {}): Promise<EntryPage> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
-    const input = parseInput(listEntriesRequestSchema, request);
-    const position = input.cursor ? decodeCursor(entriesCursorSchema, input.cursor) : undefined;
-    const memory = await this.#memoryAt(scope, position?.revision ?? input.revision);
-    if (!memory) return { memory, entries: [] };
-    const query = {
-      scopeId: scope,
-      revision: memory.revision,
-      state: input.state,
-      ...(position ? { afterEntryId: position.after } : {}),
-      limit: input.limit + 1,
-    };
-    const [versions, markers] = await Promise.all([
-      this.#store.listEntries(query),
-      this.#store.listPurgedEntries(query),
-    ]);
-    // One keyset (entry id) over both: a purged entry keeps its place in the pages.
-    const rows = mergeByKey<EntryVersion | PurgedEntryMarker>(versions, markers, (row) => [row.entryId]);
-    const page = rows.slice(0, input.limit);
-    const entries = page.filter((row): row is EntryVersion => !('purged' in row));
-    const purged = page.filter((row): row is PurgedEntryMarker => 'purged' in row);
-    const last = page.at(-1);
-    return {
-      memory,
-      entries,
-      ...(purged.length > 0 ? { purged } : {}),
-      ...(rows.length > input.limit && last
-        ? { nextCursor: encodeCursor({ revision: memory.revision, after: last.entryId }) }
-        : {}),
-    };
+    return listEntries(this.#store, scope, request, (revision) => this.#memoryAt(scope, revision));
   }
 
   async get(scopeId: string, request: GetEntryRequest): Promise<{ memory: MemoryRef; entry: EntryVersion }> {
@@ -577,6 +589,9 @@ export class MemoryService {
   async resolveCitation(scopeId: string, citation: Citation): Promise<ResolvedCitation> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
     const cited = parseInput(citationSchema, citation);
+    if (cited.scopeId !== undefined && cited.scopeId !== scope) {
+      throw new InvalidCitationError(`the citation names scope "${cited.scopeId}", not this one`);
+    }
     const head = await this.#store.head(scope);
     if (!head || head.artifactId !== cited.artifactId) {
       throw new InvalidCitationError('artifactId is not the memory of this scope');
@@ -619,20 +634,35 @@ export class MemoryService {
     options: SearchOptions = {},
   ): Promise<SearchResult> {
     const scope = parseInput(scopeIdSchema, scopeId, 'scopeId');
-    return searchMemory(
-      {
-        store: this.#store,
-        embedder: this.#embedder,
-        policy: this.#policy,
-        channels: this.#channels,
-        logger: this.#logger,
-        rerankStage: this.#rerankStage,
-        observer: this.#observer,
-      },
-      scope,
-      request,
-      options,
-    );
+    return searchMemory(this.#searchDependencies(), scope, request, options);
+  }
+
+  /**
+   * One search over several scopes (1-16, distinct): each scope is searched at its own head, the
+   * scopes' fused lists are fused again by RRF, and every hit's citation names its scope. The rerank
+   * stage runs on the fused pool only under `multiScopeRerank: 'rerank'`; `result.multiScope` says what
+   * happened. The caller checks access to every scope.
+   */
+  async searchScopes(
+    scopeIds: readonly string[],
+    request: SearchMemoryRequest,
+    options: SearchOptions = {},
+  ): Promise<SearchResult> {
+    const scopes = parseInput(searchScopeIdsSchema, scopeIds, 'scopeIds');
+    return searchMemory(this.#searchDependencies(), scopes, request, options);
+  }
+
+  #searchDependencies(): SearchDependencies {
+    return {
+      store: this.#store,
+      embedder: this.#embedder,
+      policy: this.#policy,
+      channels: this.#channels,
+      logger: this.#logger,
+      rerankStage: this.#rerankStage,
+      multiScopeRerank: this.#multiScopeRerank,
+      observer: this.#observer,
+    };
   }
 
   /** Embeds active entries that have no vector of the current profile. Returns how many were filled. */
@@ -699,7 +729,12 @@ export class MemoryService {
 
   #nextVersion(
     current: EntryVersion,
-    change: Partial<Pick<NewEntryVersion, 'kind' | 'text' | 'contentHash' | 'metadata' | 'state'>>,
+    change: Partial<
+      Pick<
+        NewEntryVersion,
+        'kind' | 'text' | 'contentHash' | 'metadata' | 'tags' | 'pinned' | 'occurredAt' | 'state'
+      >
+    >,
   ): NewEntryVersion {
     return {
       entryId: current.entryId,
@@ -712,6 +747,9 @@ export class MemoryService {
       sources: current.sources,
       position: current.position,
       metadata: current.metadata,
+      tags: current.tags,
+      pinned: current.pinned,
+      occurredAt: current.occurredAt,
       state: current.state,
       ...change,
     };

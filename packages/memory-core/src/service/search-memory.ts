@@ -1,12 +1,13 @@
-import type { MemoryRef } from '../domain/memory-ref.js';
+import { effectiveFilter } from '../domain/entry-filter.js';
 import { parseInput } from '../domain/parse-input.js';
 import {
-  type ChannelCandidate,
   type ChannelName,
-  type FusedCandidate,
-  type LexicalAdmissionFallback,
+  type LexicalMatchSources,
   type MemoryHit,
+  type MultiScopeReport,
+  type MultiScopeRerank,
   type ParsedSearchRequest,
+  type ScopeRead,
   type SearchFallback,
   type SearchMemoryRequest,
   type SearchMode,
@@ -19,9 +20,19 @@ import type { Embedder } from '../ports/embedder.port.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { MemoryStore } from '../ports/memory-store.port.js';
 import type { RetrievalPolicy } from '../ports/retrieval-policy.port.js';
-import type { ChannelQuery, ChannelResult, SearchChannel } from '../ports/search-channel.port.js';
+import type { SearchChannel } from '../ports/search-channel.port.js';
 import type { SearchObserver } from '../ports/search-observer.port.js';
 import type { RerankStage } from '../rerank/rerank-stage.js';
+import { applyAuthority } from './authority-step.js';
+import { fuseScopes } from './fuse-scopes.js';
+import {
+  admitBelowThreshold,
+  readHits,
+  refuseUnfilteredChannels,
+  type ScopeCoarse,
+  type ScopeSearchPlan,
+  searchScopes,
+} from './search-scope.js';
 
 export interface SearchDependencies {
   store: MemoryStore;
@@ -31,6 +42,8 @@ export interface SearchDependencies {
   channels: ReadonlyMap<ChannelName, SearchChannel>;
   logger: Logger;
   rerankStage?: RerankStage | undefined;
+  /** Whether a search of several scopes runs `rerankStage` (default `skip`). */
+  multiScopeRerank?: MultiScopeRerank | undefined;
   observer?: SearchObserver | undefined;
 }
 
@@ -47,12 +60,18 @@ export interface SearchOptions {
 
 /**
  * RFC 0080's search. Steps 1-5, the coarse path: normalize, choose the mode by capability, run each
- * channel the mode allows within the scope at one head revision (RFC 0013), admit, fuse. Steps 6-8 when a reranker is configured:
- * rerank the non-empty pool, resolve the selected ranks to the original hits, return them with a trace.
+ * channel the mode allows within each scope at its head revision (RFC 0013), admit, fuse, then the
+ * policy's authority step when it has one (RFC 0014). Steps 6-8 when
+ * a reranker is configured: rerank the non-empty pool, resolve the selected ranks to the original hits,
+ * return them with a trace.
+ *
+ * Given several scopes (1-16, validated by the caller), every scope runs the coarse path at its own head
+ * and the scopes' fused lists are fused again by RRF (`fuseScopes`); the reranker then runs on that pool
+ * only under `multiScopeRerank: 'rerank'` (issue 29, "Several scopes").
  */
 export async function searchMemory(
   deps: SearchDependencies,
-  scopeId: string,
+  scopeIds: string | readonly string[],
   request: SearchMemoryRequest,
   options: SearchOptions = {},
 ): Promise<SearchResult> {
@@ -60,7 +79,8 @@ export async function searchMemory(
   deps.observer?.searchStarted?.({ requestedMode: parsed.mode, limit: parsed.limit });
   const began = performance.now();
   try {
-    const result = await runSearch(deps, scopeId, parsed, options, began);
+    const scopes = typeof scopeIds === 'string' ? [scopeIds] : scopeIds;
+    const result = await runSearch(deps, scopes, parsed, options, began);
     deps.observer?.searchEnded?.({
       mode: result.mode,
       limit: parsed.limit,
@@ -85,34 +105,45 @@ export async function searchMemory(
 
 async function runSearch(
   deps: SearchDependencies,
-  scopeId: string,
-  { query, limit, mode: requestedMode }: ParsedSearchRequest,
+  scopeIds: readonly string[],
+  { query, limit, mode: requestedMode, filter: requestedFilter }: ParsedSearchRequest,
   options: SearchOptions,
   began: number,
 ): Promise<SearchResult> {
   const { profile } = deps.embedder;
+  const filter = effectiveFilter(requestedFilter);
   // An fts search needs the head only; the others also need the vector index state at it.
-  const read =
+  const reads =
     requestedMode === 'fts'
-      ? await readHead(deps.store, scopeId)
-      : await readSearchHead(deps.store, scopeId, profile.id);
-  const head = read?.memory;
-  if (!read || !head) {
-    return {
-      memory: undefined,
-      requestedMode,
-      mode: requestedMode === 'auto' ? 'fts' : requestedMode,
-      hits: [],
-    };
-  }
-  const index = read.vectorIndex;
-  let mode = chooseMode(requestedMode, index?.complete ?? false, index?.missing);
-  let fallback: SearchFallback | undefined;
+      ? await readHeads(deps.store, scopeIds)
+      : await readSearchHeads(deps.store, scopeIds, profile.id);
+  const several = scopeIds.length > 1;
+  const scopes: ScopeRead[] = scopeIds.map((scopeId, index) => ({ scopeId, memory: reads[index]?.memory }));
+  const heads = reads.flatMap((read) =>
+    read?.memory ? [{ head: read.memory, index: read.vectorIndex }] : [],
+  );
+  // With several scopes the reranker runs only when configured to (seed 003 skips it for global queries).
+  const stage = several && deps.multiScopeRerank !== 'rerank' ? undefined : deps.rerankStage;
+  const multiScope = (rerank: MultiScopeReport['rerank']) =>
+    several ? { multiScope: { scopeCount: scopeIds.length, rerank } } : {};
+  const base = {
+    memory: several ? undefined : heads[0]?.head,
+    scopes,
+    requestedMode,
+    ...multiScope(deps.rerankStage && !stage ? 'skipped' : 'none'),
+  };
+  if (heads.length === 0)
+    return { ...base, mode: requestedMode === 'auto' ? 'fts' : requestedMode, hits: [] };
 
-  const stage = deps.rerankStage;
+  // One mode for every scope: hybrid only when each written scope's vector index is complete.
+  let mode = chooseMode(
+    requestedMode,
+    heads.every(({ index }) => index?.complete ?? false),
+    heads.reduce((sum, { index }) => sum + (index?.missing ?? 0), 0),
+  );
+  let fallback: SearchFallback | undefined;
   const coarseLimit = stage ? Math.max(limit, stage.candidateLimit) : limit;
   const fetchLimit = deps.policy.channelFetchLimit(coarseLimit);
-  const snapshot = { scopeId, revision: head.revision };
 
   let queryVector: number[] | undefined;
   if (mode !== 'fts') {
@@ -125,59 +156,49 @@ async function runSearch(
           cause: error,
         });
       }
-      deps.logger.warn('memory.search.query_embedding_failed', { scopeId, profileId: profile.id });
+      deps.logger.warn('memory.search.query_embedding_failed', {
+        scopeId: scopeIds.join(','),
+        profileId: profile.id,
+      });
       fallback = { from: mode, to: 'fts', reason: 'query_embedding_failed' };
       mode = 'fts';
     }
   }
 
-  // The channels the mode allows, all at revision R, in parallel; each admitted by the policy by name.
-  const channelQuery: ChannelQuery = {
-    ...snapshot,
+  const plan: ScopeSearchPlan = {
     text: query,
-    limit: fetchLimit,
+    mode,
+    fetchLimit,
+    coarseLimit,
     ...(queryVector ? { embedding: { profile, vector: queryVector } } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(filter ? { filter } : {}),
   };
-  const running = [...deps.channels.values()].filter((channel) => runsIn(mode, channel));
-  const results = await Promise.all(running.map((channel) => channel.search(channelQuery)));
-  const admitted: Partial<Record<ChannelName, ChannelCandidate[]>> = {};
-  running.forEach((channel, index) => {
-    admitted[channel.name] = deps.policy.admit(channel.name, results[index]!);
-  });
-
-  let kept = deps.policy.fuse(admitted, coarseLimit);
-  // The admission rule is a ranking preference, not a reason to answer nothing: when it left no hit
-  // at all but some entry matches a query term, those matches are the answer, and the result says so.
-  let lexicalFallback: LexicalAdmissionFallback | undefined;
-  const fallbacks = kept.length === 0 ? admissionFallbacks(deps.policy, running, results) : undefined;
-  if (fallbacks) {
-    kept = deps.policy.fuse(fallbacks.lists, coarseLimit);
-    if (kept.length > 0) {
-      lexicalFallback = {
-        reason: 'no_candidate_met_term_threshold',
-        queryTermCount: fallbacks.queryTermCount,
-        admitted: kept.length,
-      };
-      deps.logger.info('memory.search.lexical_admission_fallback', {
-        scopeId,
-        queryTermCount: fallbacks.queryTermCount,
-        admitted: kept.length,
-      });
-    }
+  refuseUnfilteredChannels(deps.channels, mode, filter);
+  let searched = await searchScopes(
+    deps.channels,
+    deps.policy,
+    heads.map(({ head }) => head),
+    plan,
+  );
+  const below = admitBelowThreshold(deps.policy, searched, coarseLimit);
+  if (below) {
+    searched = below.scopes;
+    deps.logger.info('memory.search.lexical_admission_fallback', {
+      scopeId: scopeIds.join(','),
+      queryTermCount: below.fallback.queryTermCount,
+      admitted: below.fallback.admitted,
+    });
   }
-  const coarse = await readHits(deps.store, head, kept);
-  const base = {
-    memory: head,
-    requestedMode,
+  const coarse = await coarseHits(deps.store, deps.policy, searched, coarseLimit);
+  const found = {
+    ...base,
     mode,
     ...(fallback ? { fallback } : {}),
-    ...(lexicalFallback ? { lexicalFallback } : {}),
+    ...(below ? { lexicalFallback: below.fallback } : {}),
   };
-  const explainer = running.find((channel) => channel.explainTerms);
-  const explained = (result: SearchResult) =>
-    options.explain && explainer ? explainTerms(explainer, channelQuery, result) : result;
-  if (!stage || coarse.length === 0) return explained({ ...base, hits: coarse.slice(0, limit) });
+  const explained = (result: SearchResult) => (options.explain ? explainTerms(searched, result) : result);
+  if (!stage || coarse.length === 0) return explained({ ...found, hits: coarse.slice(0, limit) });
 
   const { hits, trace } = await stage.run(query, coarse, limit, {
     coarseMs: performance.now() - began,
@@ -185,98 +206,113 @@ async function runSearch(
     ...(deps.observer ? { observer: deps.observer } : {}),
     logger: deps.logger,
   });
-  return explained({ ...base, hits, trace });
+  return explained({ ...found, ...multiScope('reranked'), hits, trace });
 }
 
 /**
- * The fused candidates as hits, in fused order: one read of their entry versions (immutable, so the
- * revision the channels searched needs no re-check). Channels return identities only, so text crosses
- * from the store for the kept candidates alone, however many each channel ranked. A version missing
- * from the read was purged after the channels read it; it is left out rather than cited.
+ * The coarse hits in fused order. One scope: its fused list, read as hits, then the policy's authority
+ * step (RFC 0014). Several: without authority weights, the scopes' fused lists fused again by RRF and
+ * only the kept candidates read, each from its own scope; with them, each scope's list is read whole
+ * and ordered by the authority step first, then the scopes are fused by those orders.
  */
-async function readHits(
+async function coarseHits(
   store: MemoryStore,
-  head: MemoryRef,
-  kept: readonly FusedCandidate[],
-): Promise<MemoryHit[]> {
-  if (kept.length === 0) return [];
-  const versions = await store.entryVersions(
-    head.scopeId,
-    kept.map((candidate) => candidate.entryVersionId),
-  );
-  return kept.flatMap(({ entryId, entryVersionId, ...ranking }) => {
-    const entry = versions.get(entryVersionId);
-    if (!entry) return [];
-    return [
-      {
-        citation: { artifactId: head.artifactId, revision: head.revision, entryId, entryVersionId },
-        entry,
-        text: entry.text,
-        ...ranking,
-      },
-    ];
-  });
-}
-
-/**
- * Whether a channel runs in a mode: `fts` runs the text channels, `vector` the embedding channels,
- * `hybrid` all of them.
- */
-function runsIn(mode: SearchMode, channel: SearchChannel): boolean {
-  return mode === 'hybrid' || (mode === 'fts' ? channel.needs === 'text' : channel.needs === 'embedding');
-}
-
-/**
- * What the channels' admission turned away that the policy still offers when nothing was admitted:
- * per channel that offers some, its list; and the query term count of the first of them (in fusion
- * order), which the result reports. Undefined when no channel offers any.
- */
-function admissionFallbacks(
   policy: RetrievalPolicy,
-  running: readonly SearchChannel[],
-  results: readonly ChannelResult[],
-): { lists: Partial<Record<ChannelName, ChannelCandidate[]>>; queryTermCount: number } | undefined {
-  if (!policy.admitFallback) return undefined;
-  const lists: Partial<Record<ChannelName, ChannelCandidate[]>> = {};
-  let queryTermCount: number | undefined;
-  running.forEach((channel, index) => {
-    const result = results[index]!;
-    if (result.candidates.length === 0) return;
-    const below = policy.admitFallback!(channel.name, result);
-    if (!below) return;
-    lists[channel.name] = below;
-    queryTermCount ??= result.queryTermCount ?? 0;
+  searched: readonly ScopeCoarse[],
+  coarseLimit: number,
+): Promise<MemoryHit[]> {
+  if (searched.length === 1) {
+    return applyAuthority(policy, (await readHits(store, searched))[0]!, coarseLimit);
+  }
+  if (policy.authority) {
+    const lists = (await readHits(store, searched)).map((hits) => applyAuthority(policy, hits, coarseLimit));
+    return fuseScopes(lists, coarseLimit).map(({ item, rank, score }) => ({
+      ...item,
+      score,
+      scopeRank: rank,
+    }));
+  }
+  const fused = fuseScopes(
+    searched.map((scope) => scope.kept),
+    coarseLimit,
+  );
+  const read = await readHits(
+    store,
+    searched.map((scope, list) => ({
+      head: scope.head,
+      kept: fused.filter((candidate) => candidate.list === list).map((candidate) => candidate.item),
+    })),
+  );
+  const byIdentity = new Map(
+    read.flat().map((hit) => [identityOf(hit.citation.scopeId, hit.citation.entryVersionId), hit]),
+  );
+  return fused.flatMap(({ item, list, rank, score }) => {
+    const hit = byIdentity.get(identityOf(searched[list]!.head.scopeId, item.entryVersionId));
+    return hit ? [{ ...hit, score, scopeRank: rank }] : [];
   });
-  return queryTermCount === undefined ? undefined : { lists, queryTermCount };
+}
+
+/** An entry version's identity across scopes: ids are unique within a scope only as far as we rely. */
+function identityOf(scopeId: string, entryVersionId: string): string {
+  return `${scopeId}\u0000${entryVersionId}`;
 }
 
 /**
- * The returned hits with the sources of their lexical match, read at the search's revision by the
+ * The returned hits with the sources of their lexical match, read at each scope's revision by the
  * channel that explains terms (the lexical channel, RFC 0007, "Explain"). A hit that channel did not
- * find (a vector-only hit) gets empty lists: none of the query terms is in its projection.
+ * find (a vector-only hit) gets empty lists: none of the query terms is in its projection. Nothing is
+ * added when the search had no such channel (mode vector).
  */
-async function explainTerms(
-  channel: SearchChannel,
-  query: ChannelQuery,
-  result: SearchResult,
-): Promise<SearchResult> {
-  const report = await channel.explainTerms!(
-    query,
-    result.hits.map((hit) => hit.citation.entryVersionId),
+async function explainTerms(searched: readonly ScopeCoarse[], result: SearchResult): Promise<SearchResult> {
+  const explainer = searched[0]?.running.find((channel) => channel.explainTerms);
+  if (!explainer) return result;
+  const reports = await Promise.all(
+    searched
+      .filter(
+        (scope, index) =>
+          index === 0 || result.hits.some((hit) => hit.citation.scopeId === scope.head.scopeId),
+      )
+      .map(async (scope) => ({
+        scopeId: scope.head.scopeId,
+        report: await explainer.explainTerms!(
+          scope.query,
+          result.hits
+            .filter((hit) => hit.citation.scopeId === scope.head.scopeId)
+            .map((hit) => hit.citation.entryVersionId),
+        ),
+      })),
   );
+  const matches = new Map<string, LexicalMatchSources>();
+  for (const { scopeId, report } of reports) {
+    for (const [entryVersionId, match] of report.matches)
+      matches.set(identityOf(scopeId, entryVersionId), match);
+  }
   return {
     ...result,
-    lexicalQueryTerms: report.queryTerms,
+    lexicalQueryTerms: reports[0]!.report.queryTerms,
     hits: result.hits.map((hit) => ({
       ...hit,
-      lexicalMatch: report.matches.get(hit.citation.entryVersionId) ?? { ownTerms: [], contextTerms: [] },
+      lexicalMatch: matches.get(identityOf(hit.citation.scopeId, hit.citation.entryVersionId)) ?? {
+        ownTerms: [],
+        contextTerms: [],
+      },
     })),
   };
 }
 
-async function readHead(store: MemoryStore, scopeId: string) {
-  const memory = await store.head(scopeId);
-  return memory ? { memory, vectorIndex: undefined } : undefined;
+/** Each scope's head, in one read of the store when it can read several (`heads`). */
+async function readHeads(store: MemoryStore, scopeIds: readonly string[]) {
+  const memories =
+    scopeIds.length > 1 && store.heads
+      ? await store.heads(scopeIds)
+      : await Promise.all(scopeIds.map((scopeId) => store.head(scopeId)));
+  return memories.map((memory) => (memory ? { memory, vectorIndex: undefined } : undefined));
+}
+
+/** Each scope's head and vector index state there, in one read when the store can (`searchHeads`). */
+async function readSearchHeads(store: MemoryStore, scopeIds: readonly string[], profileId: string) {
+  if (scopeIds.length > 1 && store.searchHeads) return store.searchHeads(scopeIds, profileId);
+  return Promise.all(scopeIds.map((scopeId) => readSearchHead(store, scopeId, profileId)));
 }
 
 async function readSearchHead(store: MemoryStore, scopeId: string, profileId: string) {

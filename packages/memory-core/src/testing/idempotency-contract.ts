@@ -442,6 +442,9 @@ function newVersion(text: string) {
     sources: [],
     position: null,
     metadata: {},
+    tags: [],
+    pinned: false,
+    occurredAt: null,
     state: 'active' as const,
   };
 }

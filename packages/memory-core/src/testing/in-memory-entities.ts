@@ -1,3 +1,4 @@
+import { type EntryFilter, matchesFilter } from '../domain/entry-filter.js';
 import type { EntryVersion } from '../domain/memory-entry.js';
 import type { ChannelCandidate } from '../domain/search.js';
 import type {
@@ -20,7 +21,7 @@ export function searchEntities(live: readonly EntityHolder[], query: EntitySearc
   for (const [entity, count] of frequency) if (count > bound) wanted.delete(entity);
   return {
     activeEntries: live.length,
-    candidates: rank(live, wanted, frequency, query.limit),
+    candidates: rank(live, wanted, frequency, query.limit, live.length, query.filter),
   };
 }
 
@@ -41,7 +42,7 @@ export function entityNeighbours(
     if (count < 2 || count > query.maxDocumentFrequency) links.delete(entity);
   }
   const others = live.filter((holder) => !seeds.has(holder.version.entryVersionId));
-  return rank(others, links, frequency, query.limit, live.length);
+  return rank(others, links, frequency, query.limit, live.length, query.filter);
 }
 
 function documentFrequencies(live: readonly EntityHolder[], entities: ReadonlySet<string>) {
@@ -63,10 +64,12 @@ function rank(
   entities: ReadonlySet<string>,
   frequency: ReadonlyMap<string, number>,
   limit: number,
-  activeEntries = holders.length,
+  activeEntries: number,
+  filter: EntryFilter | undefined,
 ): ChannelCandidate[] {
   const scored: { version: EntryVersion; score: number; matched: number }[] = [];
   for (const holder of holders) {
+    if (!matchesFilter(holder.version, filter)) continue;
     const matched = holder.entities.filter((entity) => entities.has(entity)).sort(compare);
     if (matched.length === 0) continue;
     let score = 0;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { extractEntities } from '../domain/entities.js';
+import { matchesFilter } from '../domain/entry-filter.js';
 import {
   type LexicalProjectionPolicy,
   type LexicalProjectionState,
@@ -16,14 +17,18 @@ import {
   type PurgeTombstone,
   purgeInfoOf,
 } from '../domain/purge.js';
+import type { ScopeTombstone } from '../domain/scope-deletion.js';
 import type { ChannelCandidate, LexicalCandidate, LexicalMatchSources } from '../domain/search.js';
+import { containsFolded } from '../domain/text-rules.js';
 import { RevisionConflictError } from '../errors/revision-conflict-error.js';
+import { ScopePurgedError } from '../errors/scope-purged-error.js';
 import type { EmbeddingProfile } from '../ports/embedder.port.js';
 import type {
   EmbeddingToStore,
   EntityNeighbourQuery,
   EntitySearchQuery,
   EntitySearchResult,
+  ExportEntriesQuery,
   IdempotencyRecord,
   LexicalMatchQuery,
   LexicalMatchReport,
@@ -92,10 +97,62 @@ export class InMemoryMemoryStore implements MemoryStore {
   readonly #locks = new KeyedMutex();
   /** Idempotency records per scope, then per key; they live beside the memory, not inside it. */
   readonly #idempotency = new Map<string, Map<string, IdempotencyRecord>>();
+  /** The tombstones of deleted scopes (RFC 0015). */
+  readonly #deleted = new Map<string, ScopeTombstone>();
 
   async head(scopeId: string): Promise<MemoryRef | undefined> {
     const memory = this.#memories.get(scopeId);
-    return memory ? { ...memory.ref } : undefined;
+    if (memory) return { ...memory.ref };
+    const tombstone = this.#deleted.get(scopeId);
+    if (tombstone) throw new ScopePurgedError({ ...tombstone });
+    return undefined;
+  }
+
+  async deleteScope(scopeId: string, deletedBy: string | null) {
+    return this.#locks.run(scopeId, async () => {
+      const memory = this.#memories.get(scopeId);
+      const earlier = this.#deleted.get(scopeId);
+      if (earlier) return { tombstone: { ...earlier }, status: 'unchanged' as const };
+      if (!memory) return undefined;
+      const revision = memory.ref.revision;
+      const tombstone: ScopeTombstone = {
+        scopeId,
+        artifactId: memory.ref.artifactId,
+        revision,
+        entries: memory.versions.filter((stored) => liveAt(stored, revision)).length,
+        deletedAt: new Date().toISOString(),
+        deletedBy,
+      };
+      this.#memories.delete(scopeId);
+      this.#idempotency.delete(scopeId);
+      this.#deleted.set(scopeId, tombstone);
+      return { tombstone: { ...tombstone }, status: 'deleted' as const };
+    });
+  }
+
+  async deletedScope(scopeId: string) {
+    const tombstone = this.#deleted.get(scopeId);
+    return tombstone ? { ...tombstone } : undefined;
+  }
+
+  async activeEntryCount(scopeId: string, revision: number) {
+    return this.#live(scopeId, revision).filter((stored) => stored.version.state === 'active').length;
+  }
+
+  async exportEntries(query: ExportEntriesQuery) {
+    const after = query.after;
+    return this.#live(query.scopeId, query.revision)
+      .filter((stored) => stored.version.state === 'active')
+      .map((stored) => stored.version)
+      .filter(
+        (version) =>
+          after === undefined ||
+          compare(version.contentHash, after.contentHash) > 0 ||
+          (version.contentHash === after.contentHash && version.entryVersionId > after.entryVersionId),
+      )
+      .sort((a, b) => compare(a.contentHash, b.contentHash) || compare(a.entryVersionId, b.entryVersionId))
+      .slice(0, query.limit)
+      .map((version) => structuredClone(version));
   }
 
   async write<T>(
@@ -105,6 +162,8 @@ export class InMemoryMemoryStore implements MemoryStore {
   ) {
     return this.#locks.run(scopeId, async () => {
       const memory = this.#memories.get(scopeId);
+      const deleted = this.#deleted.get(scopeId);
+      if (deleted) throw new ScopePurgedError({ ...deleted });
       if ((memory?.ref.revision ?? 0) !== expectedRevision)
         throw new RevisionConflictError(scopeId, expectedRevision);
       const live = (memory?.versions ?? []).filter((stored) => liveAt(stored, expectedRevision));
@@ -380,12 +439,38 @@ export class InMemoryMemoryStore implements MemoryStore {
   }
 
   async listEntries(query: ListEntriesQuery) {
+    const order = query.order ?? 'entry_id';
+    const sign = order === 'newest' ? -1 : 1;
+    const after = query.after;
+    return this.#listed(query)
+      .map((stored) => stored.version)
+      .filter((version) => query.afterEntryId === undefined || version.entryId > query.afterEntryId)
+      .filter(
+        (version) =>
+          !after ||
+          order === 'entry_id' ||
+          sign * (version.revision - after.revision) > 0 ||
+          (version.revision === after.revision && version.entryId > after.entryId),
+      )
+      .sort((a, b) =>
+        order === 'entry_id'
+          ? compare(a.entryId, b.entryId)
+          : sign * (a.revision - b.revision) || compare(a.entryId, b.entryId),
+      )
+      .slice(0, query.limit)
+      .map((version) => ({ ...version }));
+  }
+
+  async countEntries(query: ListEntriesQuery): Promise<number> {
+    return this.#listed(query).length;
+  }
+
+  /** The versions live at the query's revision of its state that its filter and text keep, unordered. */
+  #listed(query: ListEntriesQuery) {
     return this.#live(query.scopeId, query.revision)
       .filter((stored) => query.state === 'all' || stored.version.state === query.state)
-      .filter((stored) => query.afterEntryId === undefined || stored.version.entryId > query.afterEntryId)
-      .sort((a, b) => compare(a.version.entryId, b.version.entryId))
-      .slice(0, query.limit)
-      .map((stored) => ({ ...stored.version }));
+      .filter((stored) => matchesFilter(stored.version, query.filter))
+      .filter((stored) => query.text === undefined || containsFolded(stored.version.text, query.text));
   }
 
   async listChanges(query: ListChangesQuery): Promise<RevisionChange[]> {
@@ -466,13 +551,16 @@ export class InMemoryMemoryStore implements MemoryStore {
 
   async lexicalSearch(query: LexicalSearchQuery): Promise<LexicalSearchResult> {
     const terms = [...new Set(analyze(query.query))];
-    const projections = (this.#memories.get(query.scopeId)?.projections ?? []).filter((p) =>
-      projectionLiveAt(p, query.revision),
+    // By version id, so a large scope costs one pass (a search of 10,000 entries in the contracts).
+    const projections = new Map(
+      (this.#memories.get(query.scopeId)?.projections ?? [])
+        .filter((p) => projectionLiveAt(p, query.revision))
+        .map((p) => [p.entryVersionId, p]),
     );
     const live = this.#live(query.scopeId, query.revision)
       .filter((stored) => stored.version.state === 'active')
       .flatMap((stored) => {
-        const projection = projections.find((p) => p.entryVersionId === stored.version.entryVersionId);
+        const projection = projections.get(stored.version.entryVersionId);
         return projection
           ? [{ version: stored.version, terms: projection.terms, length: projection.length }]
           : [];
@@ -498,7 +586,7 @@ export class InMemoryMemoryStore implements MemoryStore {
         }
         return { stored, score, matchedTerms };
       })
-      .filter((item) => item.matchedTerms > 0)
+      .filter((item) => item.matchedTerms > 0 && matchesFilter(item.stored.version, query.filter))
       .sort((x, y) => y.score - x.score || byIdentity(x.stored.version, y.stored.version))
       .slice(0, query.limit);
     const candidates: LexicalCandidate[] = scored.map((item, index) => ({
@@ -534,6 +622,7 @@ export class InMemoryMemoryStore implements MemoryStore {
   async vectorSearch(query: VectorSearchQuery): Promise<ChannelCandidate[]> {
     return this.#live(query.scopeId, query.revision)
       .filter((stored) => stored.version.state === 'active' && stored.vectors.has(query.profileId))
+      .filter((stored) => matchesFilter(stored.version, query.filter))
       .map((stored) => ({ stored, score: cosine(stored.vectors.get(query.profileId)!, query.vector) }))
       .sort((x, y) => y.score - x.score || byIdentity(x.stored.version, y.stored.version))
       .slice(0, query.limit)
@@ -670,6 +759,7 @@ function toEntryVersion(version: NewEntryVersion, revision: number, createdAt: s
     ...rest,
     sources: rest.sources.map((s) => ({ ...s })),
     metadata: structuredClone(rest.metadata),
+    tags: [...rest.tags],
     revision,
     createdAt,
   };

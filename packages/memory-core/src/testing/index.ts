@@ -1,3 +1,4 @@
+export { type AuthorityContractOptions, describeAuthorityContract } from './authority-contract.js';
 export {
   type ConformanceCheck,
   type ConformanceOutcome,
@@ -20,6 +21,10 @@ export {
 export { createFakeEmbedder, type FakeEmbedderOptions } from './fake-embedder.js';
 export { InMemoryMemoryStore } from './in-memory-store.js';
 export { createMinimalRrfPolicy } from './minimal-rrf-policy.js';
+export {
+  describeMultiScopeSearchContract,
+  type MultiScopeSearchContractOptions,
+} from './multi-scope-search-contract.js';
 export { noSearchPolicy } from './no-search-policy.js';
 export {
   conformancePool,
@@ -50,6 +55,7 @@ export {
   searchObserverConformanceSuite,
 } from './search-observer-conformance.js';
 export { foldAccents, foldableCharacters } from './simple-analyzer.js';
+export { describeSteeringContract, type SteeringContractOptions } from './steering-contract.js';
 export { describeMemoryStoreContract, type StoreContractOptions } from './store-contract.js';
 export {
   describeTwoChannelParityContract,

@@ -69,7 +69,13 @@ export function conformancePool(size: number, kept: readonly number[] = []): Mem
       : `Candidate ${rank}: notes about an unrelated topic, number ${rank}.`;
     const entryId = `conformance-entry-${rank}`;
     const hit: MemoryHit = {
-      citation: { artifactId: 'conformance-artifact', revision: 1, entryId, entryVersionId: `${entryId}-v1` },
+      citation: {
+        scopeId: 'conformance-scope',
+        artifactId: 'conformance-artifact',
+        revision: 1,
+        entryId,
+        entryVersionId: `${entryId}-v1`,
+      },
       entry: {
         entryId,
         entryVersionId: `${entryId}-v1`,
@@ -82,6 +88,9 @@ export function conformancePool(size: number, kept: readonly number[] = []): Mem
         sources: [],
         position: null,
         metadata: {},
+        tags: [],
+        pinned: false,
+        occurredAt: null,
         state: 'active',
         createdAt: '2026-01-01T00:00:00.000Z',
       },

@@ -9,13 +9,20 @@ import { MemoryService } from '../service/memory-service.js';
 import { describeEntityIndexContract } from './entity-contract.js';
 import { createFakeEmbedder } from './fake-embedder.js';
 import { describeIdempotencyContract } from './idempotency-contract.js';
+import { describeListTextContract } from './list-text-contract.js';
 import { noSearchPolicy } from './no-search-policy.js';
 import { describeLexicalProjectionContract } from './projection-contract.js';
 import { describePurgeContract } from './purge-contract.js';
+import { describeScopeLifecycleContract } from './scope-lifecycle-contract.js';
 
 export interface StoreContractOptions {
   /** Creates one store for the whole suite; every test works in scopes of its own. */
   createStore: () => Promise<MemoryStore>;
+  /**
+   * Entries of the export round trip (RFC 0015); default 10,000. The in-memory store, whose reads scan
+   * every version, runs a smaller one.
+   */
+  exportRoundTripEntries?: number;
 }
 
 const ODD_TEXTS = [
@@ -51,6 +58,8 @@ export function describeMemoryStoreContract(name: string, options: StoreContract
     describeIdempotencyContract(() => store);
     describePurgeContract(() => store);
     describeEntityIndexContract(() => store);
+    describeScopeLifecycleContract(() => store, options.exportRoundTripEntries);
+    describeListTextContract(() => store);
 
     it('starts a scope at revision 1 and keeps one artifact id across revisions', async () => {
       const scopeId = scope();
@@ -639,6 +648,9 @@ function newVersion(text: string): NewEntryVersion {
     sources: [],
     position: null,
     metadata: {},
+    tags: [],
+    pinned: false,
+    occurredAt: null,
     state: 'active',
   };
 }

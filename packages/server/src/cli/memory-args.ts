@@ -1,14 +1,17 @@
 import { parseArgs } from 'node:util';
 import { ArgsError, argsErrorOfParseArgs } from '@powercontext/cli-support';
 import {
+  type EntryFilterInput,
   type JsonValue,
   LIST_LIMIT_MAX,
+  type ListOrder,
   SEARCH_LIMIT_MAX,
   type SearchModeRequest,
 } from '@powercontext/memory-core';
 import { checkIdempotencyKey } from './idempotency-flag.js';
 import { IMPORT_COMMAND, type ImportArgs, parseImportArgs } from './import-args.js';
 import { isStoreFlag, STORE_FLAGS_USAGE, type StoreOverrides } from './runtime-flags.js';
+import { type EntryFieldFlags, entryFieldFlags, filterFlag } from './steering-flags.js';
 
 export const MEMORY_SUBCOMMANDS = [
   'remember',
@@ -22,6 +25,8 @@ export const MEMORY_SUBCOMMANDS = [
   'changes',
   'reembed',
   'import',
+  'export',
+  'delete-scope',
 ] as const;
 export type MemorySubcommand = (typeof MEMORY_SUBCOMMANDS)[number];
 
@@ -50,15 +55,20 @@ export type MemoryArgs =
             source?: string;
             locator?: string;
             metadata?: Metadata;
+            fields: EntryFieldFlags;
             idempotencyKey?: string;
           }
         | {
             command: 'search';
+            /** The first of `scopes`. */
             scope: string;
+            /** Every `--scope` given, in order: more than one searches them together (issue 29). */
+            scopes: string[];
             query: string;
             limit?: number;
             mode?: SearchModeRequest;
             explain: boolean;
+            filter?: EntryFilterInput;
           }
         | {
             command: 'list';
@@ -67,6 +77,8 @@ export type MemoryArgs =
             revision?: number;
             cursor?: string;
             limit?: number;
+            filter?: EntryFilterInput;
+            order?: ListOrder;
           }
         | { command: 'get'; scope: string; entry: string; revision?: number }
         | {
@@ -76,6 +88,7 @@ export type MemoryArgs =
             text: string;
             kind?: string;
             metadata?: Metadata;
+            fields: EntryFieldFlags;
             idempotencyKey?: string;
           }
         | { command: 'forget'; scope: string; entry: string; idempotencyKey?: string }
@@ -90,6 +103,8 @@ export type MemoryArgs =
             limit?: number;
           }
         | { command: 'reembed'; scope?: string }
+        | { command: 'export'; scope: string; revision?: number }
+        | { command: 'delete-scope'; scope: string }
       ));
 
 /** Help to print instead of running: exit 0 when asked for, 2 when a command was missing. */
@@ -122,8 +137,9 @@ type FlagCommand = Exclude<MemorySubcommand, 'import'>;
 const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKind> }> = {
   remember: {
     synopsis:
-      '--scope S --text T [--text T ...] [--kind K] [--source ID [--locator L]] [--metadata JSON] [--idempotency-key K]',
-    about: 'store entries, one per --text (kind, source and metadata apply to each)',
+      '--scope S --text T [--text T ...] [--kind K] [--source ID [--locator L]] [--metadata JSON]\n    [--tag T ...] [--pinned] [--occurred-at RFC3339] [--idempotency-key K]',
+    about:
+      'store entries, one per --text (kind, source, metadata, tags, pinned and occurred-at apply to each)',
     flags: {
       scope: 'string',
       text: 'strings',
@@ -131,18 +147,39 @@ const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKi
       source: 'string',
       locator: 'string',
       metadata: 'string',
+      tag: 'strings',
+      pinned: 'boolean',
+      'occurred-at': 'string',
       'idempotency-key': 'string',
     },
   },
   search: {
-    synopsis: '--scope S --query Q [--limit N] [--mode auto|fts|vector|hybrid] [--explain]',
-    about: 'search; --explain adds channel ranks per hit, the rerank outcome and any fallback',
-    flags: { scope: 'string', query: 'string', limit: 'string', mode: 'string', explain: 'boolean' },
+    synopsis:
+      '--scope S [--scope S ...] --query Q [--limit N] [--mode auto|fts|vector|hybrid] [--filter JSON]\n    [--explain]',
+    about:
+      'search one scope, or several at once (--scope repeated); --filter keeps matching entries (the API\'s\nfilter object, e.g. {"tags_any":["billing"]}); --explain adds channel ranks per hit, the rerank\noutcome and any fallback',
+    flags: {
+      scope: 'string',
+      query: 'string',
+      limit: 'string',
+      mode: 'string',
+      filter: 'string',
+      explain: 'boolean',
+    },
   },
   list: {
-    synopsis: '--scope S [--state active|inactive|all] [--revision N] [--limit N] [--cursor C]',
-    about: 'list entries at one revision, page by page',
-    flags: { scope: 'string', state: 'string', revision: 'string', limit: 'string', cursor: 'string' },
+    synopsis:
+      '--scope S [--state active|inactive|all] [--revision N] [--limit N] [--cursor C] [--filter JSON]\n    [--order entry_id|newest|oldest]',
+    about: 'list entries at one revision, page by page, with the total that match',
+    flags: {
+      scope: 'string',
+      state: 'string',
+      revision: 'string',
+      limit: 'string',
+      cursor: 'string',
+      filter: 'string',
+      order: 'string',
+    },
   },
   get: {
     synopsis: '--scope S --entry ID [--revision N]',
@@ -150,14 +187,19 @@ const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKi
     flags: { scope: 'string', entry: 'string', revision: 'string' },
   },
   revise: {
-    synopsis: '--scope S --entry ID --text T [--kind K] [--metadata JSON] [--idempotency-key K]',
-    about: 'write a new version of an entry',
+    synopsis:
+      '--scope S --entry ID --text T [--kind K] [--metadata JSON] [--tag T ...] [--pinned|--unpin]\n    [--occurred-at RFC3339] [--idempotency-key K]',
+    about: 'write a new version of an entry (--tag replaces the tags; absent flags keep the values)',
     flags: {
       scope: 'string',
       entry: 'string',
       text: 'string',
       kind: 'string',
       metadata: 'string',
+      tag: 'strings',
+      pinned: 'boolean',
+      unpin: 'boolean',
+      'occurred-at': 'string',
       'idempotency-key': 'string',
     },
   },
@@ -187,6 +229,18 @@ const COMMANDS: Record<FlagCommand, CommandSpec & { flags: Record<string, FlagKi
       limit: 'string',
       cursor: 'string',
     },
+  },
+  export: {
+    synopsis: '--scope S [--revision N] > FILE.jsonl',
+    about:
+      'write the active entries at a revision (default the head) to stdout as JSON Lines, the format\n"memory import" reads; a progress bar on stderr when it is a terminal',
+    flags: { scope: 'string', revision: 'string' },
+  },
+  'delete-scope': {
+    synopsis: '--scope S --yes',
+    about:
+      'delete the whole scope for good: every entry erased at every revision, a tombstone kept; its\nreads and writes then fail with scope_purged; cannot be undone, so --yes is required',
+    flags: { scope: 'string', yes: 'boolean' },
   },
   reembed: {
     synopsis: '[--scope S]',
@@ -220,7 +274,7 @@ failed (e.g. not_found, database_unavailable), 2 bad arguments or invalid input.
 arguments, they answer the first result and write nothing (keys are kept 24 hours by default).
 
 Commands:
-${MEMORY_SUBCOMMANDS.map((name) => `  ${name.padEnd(10)} ${specOf(name).synopsis}\n${indent(specOf(name).about, 13)}`).join('\n')}
+${MEMORY_SUBCOMMANDS.map((name) => `  ${name.padEnd(12)} ${specOf(name).synopsis}\n${indent(specOf(name).about, 15)}`).join('\n')}
 
 ${COMMON_OPTIONS}
 
@@ -338,18 +392,23 @@ function toMemoryArgs(
         ...read.optional('--source', 'source'),
         ...read.optional('--locator', 'locator'),
         ...read.metadata(),
+        fields: entryFieldFlags(values),
         ...read.idempotencyKey(),
       };
-    case 'search':
+    case 'search': {
+      const scopes = read.all('--scope', 'is required (repeat it to search several scopes at once)');
       return {
         ...common,
         command: name,
-        scope: read.required('--scope'),
+        scope: scopes[0]!,
+        scopes,
         query: read.required('--query'),
         ...read.integer('--limit', 'limit', 1, SEARCH_LIMIT_MAX),
         ...read.oneOf('--mode', 'mode', MODES),
+        ...filterFlag(values),
         explain: values.has('--explain'),
       };
+    }
     case 'list':
       return {
         ...common,
@@ -359,6 +418,8 @@ function toMemoryArgs(
         ...read.integer('--revision', 'revision', 1, REVISION_MAX),
         ...read.integer('--limit', 'limit', 1, LIST_LIMIT_MAX),
         ...read.optional('--cursor', 'cursor'),
+        ...filterFlag(values),
+        ...read.oneOf('--order', 'order', ORDERS),
       };
     case 'get':
       return {
@@ -377,6 +438,7 @@ function toMemoryArgs(
         text: read.required('--text'),
         ...read.optional('--kind', 'kind'),
         ...read.metadata(),
+        fields: entryFieldFlags(values),
         ...read.idempotencyKey(),
       };
     case 'forget':
@@ -399,6 +461,18 @@ function toMemoryArgs(
       if (!values.has('--yes')) throw new ArgsError('--yes is required: a purge erases the entry for good');
       return args;
     }
+    case 'export':
+      return {
+        ...common,
+        command: name,
+        scope: read.required('--scope'),
+        ...read.integer('--revision', 'revision', 1, REVISION_MAX),
+      };
+    case 'delete-scope': {
+      const args = { ...common, command: name, scope: read.required('--scope') };
+      if (!values.has('--yes')) throw new ArgsError('--yes is required: deleting a scope erases it for good');
+      return args;
+    }
     case 'changes':
       return {
         ...common,
@@ -413,6 +487,8 @@ function toMemoryArgs(
       return { ...common, command: name, ...read.optional('--scope', 'scope') };
   }
 }
+
+const ORDERS: readonly ListOrder[] = ['entry_id', 'newest', 'oldest'];
 
 function fail(message: string): never {
   throw new ArgsError(message);

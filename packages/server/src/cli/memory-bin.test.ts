@@ -54,6 +54,47 @@ describe('powercontext memory (the built bin)', () => {
     expect(body.hits.map((hit) => hit.text)).toEqual(['Invoices go out on the 25th.']);
   });
 
+  it('searches several scopes with --scope repeated, each hit naming its scope', { timeout: 120_000 }, () => {
+    for (const [scope, text] of [
+      ['bin-user', 'The user drinks green tea at work.'],
+      ['bin-project', 'The project tea fund pays for green tea.'],
+    ]) {
+      expect(powercontext(['memory', 'remember', '--scope', scope!, '--text', text!]).code).toBe(0);
+    }
+    const args = [
+      'memory',
+      'search',
+      '--scope',
+      'bin-user',
+      '--scope',
+      'bin-project',
+      '--query',
+      'green tea',
+    ];
+    const searched = powercontext([...args, '--mode', 'fts', '--json']);
+    expect(searched.stderr).toBe('');
+    expect(searched.code).toBe(0);
+    const body = JSON.parse(searched.stdout) as {
+      memory: null;
+      scopes: { scope_id: string; memory: { revision: number } }[];
+      hits: { scope_id: string; citation: { memory_ref: { scope_id: string } } }[];
+    };
+    expect(body.memory).toBeNull();
+    expect(body.scopes.map((scope) => [scope.scope_id, scope.memory.revision])).toEqual([
+      ['bin-user', 1],
+      ['bin-project', 1],
+    ]);
+    expect(body.hits.map((hit) => hit.scope_id).sort()).toEqual(['bin-project', 'bin-user']);
+    for (const hit of body.hits) expect(hit.citation.memory_ref.scope_id).toBe(hit.scope_id);
+    const human = powercontext([...args, '--explain']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^2 hits in scopes "bin-user" at revision 1, "bin-project" at revision 1/u);
+    expect(human.stdout).toContain('several scopes: 2 fused by RRF; no reranker ran');
+    const repeated = powercontext([...args.slice(0, 6), '--scope', 'bin-user', '--query', 'tea']);
+    expect(repeated.code).toBe(2);
+    expect(repeated.stderr).toContain('scope_ids must not name a scope twice');
+  });
+
   it('exits 2 naming the flag for bad arguments, before opening the store', () => {
     const before = existsSync(dataDir) ? directorySnapshot(dataDir) : {};
     const result = powercontext(['memory', 'search', '--scope', 'bin', '--query', 'x', '--limit', 'many']);

@@ -152,7 +152,21 @@ describe('powercontext memory', () => {
     expect(body.mode).toBe('hybrid');
     expect(Object.keys(body).sort()).toEqual(['hits', 'memory', 'mode']);
     expect(body.hits[0]).toMatchObject({ text: 'We deploy on Fridays only after the freeze review.' });
-    expect(Object.keys(body.hits[0]!).sort()).toEqual(['citation', 'matched_by', 'score', 'text']);
+    expect(Object.keys(body.hits[0]!).sort()).toEqual([
+      'citation',
+      'kind',
+      'matched_by',
+      'metadata',
+      'occurred_at',
+      'pinned',
+      'revision',
+      'scope_id',
+      'score',
+      'sources',
+      'tags',
+      'text',
+      'written_at',
+    ]);
   });
 
   it('explains a coarse search: channel ranks per hit and that no reranker ran', async () => {
@@ -450,8 +464,9 @@ describe('powercontext memory', () => {
     const search = await run(['search', '--help']);
     expect(search.code).toBe(0);
     expect(search.stdout.split('\n')[0]).toBe(
-      'Usage: powercontext memory search --scope S --query Q [--limit N] [--mode auto|fts|vector|hybrid] [--explain]',
+      'Usage: powercontext memory search --scope S [--scope S ...] --query Q [--limit N] [--mode auto|fts|vector|hybrid] [--filter JSON]',
     );
+    expect(search.stdout.split('\n')[1]).toBe('    [--explain]');
     expect(search.stdout).not.toContain('memory remember');
     const changes = await run(['changes', '-h']);
     expect(changes.stdout.split('\n')[0]).toContain('Usage: powercontext memory changes --scope S');

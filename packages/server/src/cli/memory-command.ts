@@ -54,7 +54,9 @@ export async function runMemoryCommand(argv: string[], options: MemoryCommandOpt
   const { execute, reportFailure } = await operations;
   try {
     const { json, text } = await execute(runtime, args);
-    console.log(args.json ? JSON.stringify(json, null, 2) : text);
+    // An export's stdout holds the entries alone: its summary goes to stderr.
+    const print = args.command === 'export' ? console.error : console.log;
+    print(args.json ? JSON.stringify(json, null, 2) : text);
     return 0;
   } catch (error) {
     return reportFailure(error, args);
@@ -69,8 +71,8 @@ export async function runMemoryCommand(argv: string[], options: MemoryCommandOpt
  * costs about 3 ms a megabyte. `memory search`, nine interleaved runs each (rfcs/0001, "Start-up"):
  * 1.09, 1.05, 1.01 and 1.02 s with 16, 8, 4 and 2 MB on 1,000 entries, and 1.20, 1.17, 1.14 and 1.12 s
  * on 10,000, where the pool is smaller than what the search reads. The bulk writes (import, reembed)
- * keep the cluster's pool.
+ * keep the cluster's pool, 128 MB (named: `createRuntime`'s own default is `fit`).
  */
-function sharedBuffersFor(command: MemoryArgs['command']): { pgliteSharedBuffers?: string } {
-  return command === 'import' || command === 'reembed' ? {} : { pgliteSharedBuffers: '4MB' };
+function sharedBuffersFor(command: MemoryArgs['command']): { pgliteSharedBuffers: string } {
+  return { pgliteSharedBuffers: command === 'import' || command === 'reembed' ? '128MB' : '4MB' };
 }

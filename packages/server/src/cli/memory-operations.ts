@@ -10,6 +10,8 @@ import {
   toOptionalArtifactRef,
   toPurgedMarkers,
   toPurgeTombstone,
+  toScopesRead,
+  toScopeTombstone,
   toSearchHit,
 } from '../http/wire.js';
 import { importFailureJson, importFailureText } from './import-failure.js';
@@ -19,6 +21,7 @@ import {
   entryText,
   entryWriteText,
   listText,
+  printable,
   purgeText,
   reembedText,
   rememberText,
@@ -31,6 +34,7 @@ import {
 export async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ json: unknown; text: string }> {
   // Loaded for `import` only: its entry schema is the HTTP API's, which loads Hono.
   if (args.command === 'import') return (await import('./import-command.js')).runImport(runtime, args);
+  if (args.command === 'export') return (await import('./export-command.js')).runExport(runtime, args);
   if (args.command === 'reembed') {
     const scopes = args.scope === undefined ? await runtime.memory.scopes() : [args.scope];
     const counts: { scope_id: string; reembedded: number }[] = [];
@@ -57,6 +61,7 @@ export async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ jso
             ...(args.kind === undefined ? {} : { kind: args.kind }),
             ...source,
             ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+            ...args.fields,
           })),
         },
         keyOf(args),
@@ -72,23 +77,26 @@ export async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ jso
       return { json: body, text: replayNote(rememberText(args.scope, body), result) };
     }
     case 'search': {
-      const result = await memory.search(
-        {
-          query: args.query,
-          ...(args.limit === undefined ? {} : { limit: args.limit }),
-          ...(args.mode === undefined ? {} : { mode: args.mode }),
-        },
-        args.explain ? { explain: true } : {},
-      );
-      const found = result.memory;
-      const body = {
-        memory: toOptionalArtifactRef(found),
-        mode: result.mode,
-        hits: found ? result.hits.map((hit) => toSearchHit(hit, found)) : [],
+      const request = {
+        query: args.query,
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+        ...(args.mode === undefined ? {} : { mode: args.mode }),
+        ...(args.filter === undefined ? {} : { filter: args.filter }),
       };
-      if (!args.explain) return { json: body, text: searchText(args.scope, body) };
+      const options = args.explain ? { explain: true } : {};
+      const several = args.scopes.length > 1;
+      const result = several
+        ? await runtime.memory.search(args.scopes, request, options)
+        : await memory.search(request, options);
+      const body = {
+        memory: toOptionalArtifactRef(result.memory),
+        ...(several ? { scopes: toScopesRead(result.scopes) } : {}),
+        mode: result.mode,
+        hits: result.hits.map(toSearchHit),
+      };
+      if (!args.explain) return { json: body, text: searchText(args.scopes, body) };
       const explain = buildRedactedExplain(result, runtime.capabilities().retrievalPolicyId);
-      return { json: { ...body, explain }, text: searchText(args.scope, body, explain) };
+      return { json: { ...body, explain }, text: searchText(args.scopes, body, explain) };
     }
     case 'list': {
       const page = await memory.list({
@@ -96,14 +104,19 @@ export async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ jso
         ...(args.revision === undefined ? {} : { revision: args.revision }),
         ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
         ...(args.limit === undefined ? {} : { limit: args.limit }),
+        ...(args.filter === undefined ? {} : { filter: args.filter }),
+        ...(args.order === undefined ? {} : { order: args.order }),
       });
       const body = {
         memory: toOptionalArtifactRef(page.memory),
         entries: page.entries.map(toEntryVersion),
         ...toPurgedMarkers(page.purged, PURGER_VIEW),
+        total: page.total ?? 0,
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       };
-      return { json: body, text: listText(args.scope, args.state ?? 'active', body) };
+      // The text says how many there are when the page is not all of them (the list's own total).
+      const total = page.nextCursor === undefined ? undefined : body.total;
+      return { json: body, text: listText(args.scope, args.state ?? 'active', body, total) };
     }
     case 'get': {
       const found = await memory.get({
@@ -129,6 +142,17 @@ export async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ jso
       };
       return { json: body, text: changesText(args.scope, body) };
     }
+    case 'delete-scope': {
+      // In process, the caller is the local user, as for purge.
+      const result = await memory.deleteScope({ deletedBy: 'local' });
+      const body = { status: result.status, tombstone: toScopeTombstone(result.tombstone, PURGER_VIEW) };
+      const { tombstone } = body;
+      const text =
+        result.status === 'deleted'
+          ? `Deleted scope "${printable(args.scope, { oneLine: true })}": ${tombstone.entries} entries erased at every revision (it had ${tombstone.revision} revisions); its reads and writes now fail with scope_purged`
+          : `Scope "${printable(args.scope, { oneLine: true })}" was deleted already, at ${tombstone.deleted_at}`;
+      return { json: body, text };
+    }
     case 'purge': {
       // In process, the caller is the local user: the tombstone records it as `local`, as a keyless server does.
       const result = await memory.purge({ entryId: args.entry, purgedBy: 'local' }, keyOf(args));
@@ -153,6 +177,7 @@ export async function execute(runtime: Runtime, args: MemoryArgs): Promise<{ jso
                   text: args.text,
                   ...(args.kind === undefined ? {} : { kind: args.kind }),
                   ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+                  ...args.fields,
                 },
                 keyOf(args),
               );

@@ -31,6 +31,7 @@ export function printable(text: string, options: { oneLine?: boolean; max?: numb
   return safe;
 }
 
+const count = (value: number) => value.toLocaleString('en-US');
 const quote = (value: string) => `"${printable(value, { oneLine: true })}"`;
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
@@ -47,16 +48,25 @@ export function rememberText(
 }
 
 export function searchText(
-  scopeId: string,
-  body: { memory: ArtifactRef | null; mode: string; hits: WireHit[] },
+  scopeIds: readonly string[],
+  body: {
+    memory: ArtifactRef | null;
+    scopes?: { scope_id: string; memory: ArtifactRef | null }[];
+    mode: string;
+    hits: WireHit[];
+  },
   explain?: Explain,
 ): string {
-  const where = body.memory ? `at revision ${body.memory.revision}` : '(never written)';
-  const lines = [`${plural(body.hits.length, 'hit')} in scope ${quote(scopeId)} ${where}, mode ${body.mode}`];
+  const at = (memory: ArtifactRef | null) => (memory ? `at revision ${memory.revision}` : '(never written)');
+  const where = body.scopes
+    ? `in scopes ${body.scopes.map((scope) => `${quote(scope.scope_id)} ${at(scope.memory)}`).join(', ')}`
+    : `in scope ${quote(scopeIds[0]!)} ${at(body.memory)}`;
+  const lines = [`${plural(body.hits.length, 'hit')} ${where}, mode ${body.mode}`];
   body.hits.forEach((hit, index) => {
+    const scope = body.scopes ? `  scope ${quote(hit.scope_id)}` : '';
     lines.push(
       '',
-      `${index + 1}. ${hit.citation.entry_id}  score ${hit.score.toFixed(4)}  matched by ${hit.matched_by.join('+')}`,
+      `${index + 1}. ${hit.citation.entry_id}${scope}  score ${hit.score.toFixed(4)}  matched by ${hit.matched_by.join('+')}`,
       `   ${printable(hit.text, { oneLine: true, max: 240 })}`,
     );
     const detail = explain?.hits[index];
@@ -75,6 +85,18 @@ function explainHitText(detail: Explain['hits'][number]): string {
     },
   );
   const parts = [`coarse #${detail.coarse_rank}`, ...channels];
+  const authority = detail.authority;
+  if (authority) {
+    const reasons = [
+      ...(authority.pinned_boost > 0 ? [`pinned +${authority.pinned_boost}`] : []),
+      ...(authority.tag === null ? [] : [`tag ${quote(authority.tag)} +${authority.tag_weight}`]),
+    ];
+    parts.push(
+      `authority x${(1 + authority.boost).toFixed(2)} of fused ${authority.fused_score.toFixed(4)}` +
+        (reasons.length === 0 ? '' : ` (${reasons.join(', ')})`),
+    );
+  }
+  if (detail.scope_rank !== null) parts.splice(1, 0, `#${detail.scope_rank} in its scope`);
   if (detail.reranker_selected !== null)
     parts.push(detail.reranker_selected ? 'chosen by the reranker' : 'kept in coarse order');
   const lexical = detail.lexical;
@@ -110,6 +132,15 @@ function explainSummaryText(explain: Explain): string[] {
             : 'not degraded')
       : 'rerank: none ran (no reranker configured, or no candidates)',
   );
+  const several = explain.multi_scope;
+  if (several) {
+    const told = {
+      reranked: 'the reranker ran on the fused pool',
+      skipped: 'the reranker was skipped (POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MULTI_SCOPE=skip)',
+      none: 'no reranker ran',
+    }[several.rerank];
+    lines.push(`several scopes: ${several.scope_count} fused by RRF; ${told}`);
+  }
   return lines;
 }
 
@@ -122,6 +153,8 @@ export function listText(
     purged?: WirePurgedEntry[];
     next_cursor?: string;
   },
+  /** How many there are in all (the list's total), when the page is not all of them. */
+  total?: number,
 ): string {
   const where = body.memory ? `at revision ${body.memory.revision}` : '(never written)';
   // "3 entries (active and inactive)", not "3 all entries".
@@ -129,7 +162,11 @@ export function listText(
     state === 'all'
       ? `${plural(body.entries.length, 'entry', 'entries')} (active and inactive)`
       : plural(body.entries.length, `${state} entry`, `${state} entries`);
-  const lines = [`${counted} in scope ${quote(scopeId)} ${where}`];
+  const lines = [
+    total === undefined
+      ? `${counted} in scope ${quote(scopeId)} ${where}`
+      : `Showing ${body.entries.length} of ${count(total)} ${state === 'all' ? 'entries (active and inactive)' : `${state} entries`} in scope ${quote(scopeId)} ${where}`,
+  ];
   for (const entry of body.entries) {
     lines.push(
       `  ${entry.entry_id}  ${entry.state.padEnd(8)}  v${entry.version}  ${printable(entry.kind, { oneLine: true })}  ${printable(entry.text, { oneLine: true, max: 100 })}`,

@@ -2,15 +2,18 @@
 // playwright-core (no browser download), against a real `powercontext server run` on PGlite with a
 // temporary data directory. One server and one browser for the whole file. Screenshots of every page
 // at desktop and phone width go to artifacts/inspector-screenshots/ (CI keeps the folder).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../auth/api-keys.js';
-import { type ServerProcess, startServerProcess } from '../testing-support/server-process.js';
+import {
+  expectAccessible as expectAccessibleIn,
+  type InspectorStand,
+  signIn as signInAt,
+  startInspectorStand,
+} from '../testing-support/inspector-browser.js';
+import type { ServerProcess } from '../testing-support/server-process.js';
 
 // The callbacks given to page.evaluate run in the browser. This package compiles without the DOM
 // library, so the few page globals they touch are declared here, for this file only.
@@ -35,9 +38,7 @@ declare const window: object;
 declare const sessionStorage: { getItem(key: string): string | null };
 declare const localStorage: { getItem(key: string): string | null };
 
-const CHROMIUM = process.env.POWERCONTEXT_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL('../../../../artifacts/inspector-screenshots/', import.meta.url));
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const ADMIN = 'inspector-admin-secret';
 const ALPHA_ONLY = 'inspector-alpha-secret';
@@ -53,9 +54,8 @@ const HARVEST = [
   'Tea harvest, shipping: the first crates leave the valley by truck on Thursday and reach the port on Monday.',
 ].map((line) => `${line} ${line.toLowerCase()}`);
 
-let dir: string;
+let stand: InspectorStand;
 let server: ServerProcess;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 const dialogs: string[] = [];
@@ -76,15 +76,7 @@ function watch(target: Page): void {
   });
 }
 
-async function api<T>(path: string, body: unknown, key = ADMIN): Promise<T> {
-  const response = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify(body),
-  });
-  expect(response.status, await response.clone().text()).toBe(200);
-  return (await response.json()) as T;
-}
+const api = <T>(path: string, body: unknown, key = ADMIN): Promise<T> => stand.api<T>(path, body, key);
 
 /** Desktop and phone screenshots of the page as it is, and no sideways scrolling at phone width. */
 async function screenshots(name: string, target: Page = page): Promise<void> {
@@ -102,36 +94,9 @@ async function screenshots(name: string, target: Page = page): Promise<void> {
   }
 }
 
-/** axe-core in the page: no serious or critical violation. */
-async function expectAccessible(name: string, target: Page = page): Promise<void> {
-  if (!(await target.evaluate(() => 'axe' in window))) await target.evaluate(AXE_SOURCE);
-  const violations = await target.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run: (context: unknown) => Promise<{ violations: unknown[] }> } }
-    ).axe;
-    const result = await axe.run(document);
-    return (result.violations as { id: string; impact: string | null; nodes: { target: unknown }[] }[]).map(
-      (violation) => ({
-        id: violation.id,
-        impact: violation.impact,
-        targets: violation.nodes.map((node) => JSON.stringify(node.target)),
-      }),
-    );
-  });
-  const serious = violations.filter(
-    (violation) => violation.impact === 'serious' || violation.impact === 'critical',
-  );
-  expect(serious, `${name}: ${JSON.stringify(serious)}`).toEqual([]);
-}
-
-async function signIn(target: Page, key: string): Promise<void> {
-  await target.goto(`${server.url}/ui/`);
-  await target.getByRole('heading', { name: 'Sign in with an API key' }).waitFor();
-  // The key field has the focus: type the key and press Enter, no mouse.
-  await target.keyboard.type(key);
-  await target.keyboard.press('Enter');
-  await target.getByRole('heading', { name: 'Scopes', level: 1 }).waitFor();
-}
+const expectAccessible = (name: string, target: Page = page): Promise<void> =>
+  expectAccessibleIn(target, name);
+const signIn = (target: Page, key: string): Promise<void> => signInAt(target, server.url, key);
 
 const main = () => page.locator('main');
 
@@ -151,55 +116,14 @@ async function factsIn(scope: ReturnType<Page['locator']>): Promise<Record<strin
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-  dir = mkdtempSync(join(tmpdir(), 'pc-inspector-e2e-'));
-  const keysFile = join(dir, 'keys.json');
-  writeFileSync(
-    keysFile,
-    JSON.stringify({
-      keys: [
-        {
-          id: 'admin',
-          sha256: hashApiKey(ADMIN),
-          scopes: ['alpha', 'beta'],
-          permissions: ['read', 'write', 'explain'],
-        },
-        {
-          id: 'alpha-only',
-          sha256: hashApiKey(ALPHA_ONLY),
-          scopes: ['alpha'],
-          permissions: ['read', 'write'],
-        },
-      ],
-    }),
-  );
-  [server, browser] = await Promise.all([
-    startServerProcess({
-      args: ['--data-dir', join(dir, 'data'), '--api-keys-file', keysFile],
-      timeoutMs: 60_000,
-    }),
-    chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    }),
-  ]);
-  // The runtime opens after the port: wait until memory routes answer.
-  for (let attempt = 0; ; attempt += 1) {
-    const ready = await fetch(`${server.url}/readyz`);
-    if (ready.status === 200) break;
-    if (attempt > 300) throw new Error('the server never became ready');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  stand = await startInspectorStand({
+    prefix: 'pc-inspector-e2e-',
+    keys: [
+      { id: 'admin', secret: ADMIN, scopes: ['alpha', 'beta'], permissions: ['read', 'write', 'explain'] },
+      { id: 'alpha-only', secret: ALPHA_ONLY, scopes: ['alpha'], permissions: ['read', 'write'] },
+    ],
+  });
+  server = stand.server;
   await api('/v1/memory/remember', {
     scope_id: 'alpha',
     entries: [
@@ -213,16 +137,14 @@ beforeAll(async () => {
     scope_id: 'beta',
     entries: [{ text: 'Beta keeps its launch date quiet.' }],
   });
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context = await stand.browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(10_000);
   page = await context.newPage();
   watch(page);
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await stand?.close();
   // The key never reaches a log line.
   const logs = `${server?.stdout() ?? ''}${server?.stderr() ?? ''}`;
   expect(logs).not.toContain(ADMIN);
@@ -271,10 +193,13 @@ describe('the memory inspector in Chromium', () => {
       ).length,
     }));
     expect(planted).toEqual({ pwned: null, scripts: 0, images: 0, javascriptLinks: 0, handlers: 0 });
-    await page.getByLabel('Filter this page by text').fill('GREEN TEA');
+    // The server filters by text (any entry of the scope, case-insensitively) when the form is sent.
+    await page.getByLabel('Text contains').fill('GREEN TEA');
+    await page.getByLabel('Text contains').press('Enter');
     await expect.poll(() => entries.count()).toBe(1);
     expect(await entries.first().textContent()).toContain('Alice prefers green tea over coffee');
-    await page.getByLabel('Filter this page by text').fill('');
+    await page.getByLabel('Text contains').fill('');
+    await page.getByLabel('Text contains').press('Enter');
     await expect.poll(() => entries.count()).toBe(9);
     await screenshots('entries');
     await expectAccessible('entries');
@@ -434,7 +359,7 @@ describe('the memory inspector in Chromium', () => {
   });
 
   it('a key of one scope sees only that scope, and a 403 is shown as forbidden', async () => {
-    const limited = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const limited = await stand.browser.newContext({ viewport: { width: 1280, height: 800 } });
     limited.setDefaultTimeout(10_000);
     const other = await limited.newPage();
     watch(other);

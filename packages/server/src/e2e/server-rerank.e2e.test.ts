@@ -53,12 +53,13 @@ beforeAll(async () => {
     POWERCONTEXT_SERVER_INFERENCE_GENERATION_MAX_REQUESTS: '1',
   };
   [listwise, decision] = await Promise.all([
-    // Listwise: the model's own timeout (0.5 s) comes long before the stage deadline; one slot, no queue.
+    // Listwise: the model's own timeout (2 s) comes long before the stage deadline; one slot, no queue.
+    // The timeout leaves room for a loaded machine: at 0.5 s the first, successful, call could time out.
     startServerProcess({
       args: ['--database-url', one!.connectionString],
       env: {
         ...common,
-        POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS: '0.5',
+        POWERCONTEXT_SERVER_INFERENCE_GENERATION_TIMEOUT_SECONDS: '2',
         POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_MAX_IN_FLIGHT: '1',
         POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_QUEUE_TIMEOUT_MS: '0',
         POWERCONTEXT_SERVER_RUNTIME_MEMORY_RERANK_DEADLINE_MS: '10000',

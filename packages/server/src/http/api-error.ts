@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   origin_forbidden: 403,
   not_found: 404,
   entry_purged: 410,
+  scope_purged: 410,
   method_not_allowed: 405,
   revision_conflict: 409,
   revision_not_visible: 409,

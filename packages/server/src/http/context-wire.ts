@@ -5,7 +5,7 @@ import type {
   PreparedContext,
   SelectedChunk,
 } from '@powercontext/runtime';
-import { toOptionalArtifactRef } from './wire.js';
+import { toOptionalArtifactRef, toScopesRead } from './wire.js';
 
 type NearRule = NonNullable<AssemblyContract['duplicates']['near']>;
 
@@ -124,11 +124,12 @@ function toWireOmitted(omission: OmittedCandidate) {
  * citations and omissions. Retrieved text appears only inside the framed `context`; the search hits and
  * the rerank trace stay in the process.
  */
-export function toPreparedContext(prepared: PreparedContext) {
+export function toPreparedContext(prepared: PreparedContext, listScopes = false) {
   const { assembly } = prepared;
   const counts = assembly.omissionCounts;
   return {
     memory: toOptionalArtifactRef(prepared.memory),
+    ...(listScopes ? { scopes: toScopesRead(prepared.scopes) } : {}),
     mode: prepared.mode,
     context: assembly.context,
     total_tokens: assembly.totalTokens,

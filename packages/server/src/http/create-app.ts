@@ -18,6 +18,7 @@ import { securityHeaders } from './middleware/security-headers.js';
 import { registerContextRoute } from './routes/context-route.js';
 import { registerMemoryRoutes } from './routes/memory-routes.js';
 import { requireRuntime } from './routes/route-helpers.js';
+import { registerScopeRoutes } from './routes/scope-routes.js';
 import { registerScopeSummaryRoute } from './routes/scope-summary-route.js';
 import { registerSearchRoute } from './routes/search-route.js';
 import { registerSystemRoutes } from './routes/system-routes.js';
@@ -90,7 +91,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   registerSearchRoute(app, options);
   registerContextRoute(app, options);
   registerScopeSummaryRoute(app, options);
-  if (options.ui) registerInspectorRoutes(app);
+  registerScopeRoutes(app, options);
+  if (options.ui) registerInspectorRoutes(app, { keyless: options.auth.kind === 'local' });
 
   const mcp = options.mcp;
   if (mcp) {

@@ -81,9 +81,9 @@ describe('the inspector at /ui', () => {
   writeFileSync(join(dir, 'assets', 'main-1.js'), 'console.log(1)');
   writeFileSync(join(dir, 'assets', 'notes.txt'), 'not served');
 
-  const appWith = (assets: string) => {
+  const appWith = (assets: string, keyless = false) => {
     const app = new OpenAPIHono<AppEnv>();
-    registerInspectorRoutes(app, assets);
+    registerInspectorRoutes(app, { keyless }, assets);
     app.onError((error, c) => c.json({ error: String(error) }, 404));
     return app;
   };
@@ -111,6 +111,16 @@ describe('the inspector at /ui', () => {
     expect((await app.request('/ui/assets/notes.txt')).status).toBe(404);
     expect((await app.request('/ui/assets/..%2Findex.html')).status).toBe(404);
     expect((await app.request('/ui/assets/%2e%2e%2f%2e%2e%2fpackage.json')).status).toBe(404);
+  });
+
+  it('tells the page whether it must ask for a key first, without a key and without caching', async () => {
+    const withKeys = await appWith(dir).request('/ui/session.json');
+    expect(withKeys.status).toBe(200);
+    expect(withKeys.headers.get('cache-control')).toBe('no-store');
+    expect(await withKeys.json()).toEqual({ keys_required: true });
+    expect(await (await appWith(dir, true).request('/ui/session.json')).json()).toEqual({
+      keys_required: false,
+    });
   });
 
   it('says the inspector was not built when its files are missing', async () => {

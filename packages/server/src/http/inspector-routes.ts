@@ -61,7 +61,11 @@ function loadAssets(dir: string): { index: Asset; files: Map<string, Asset> } | 
  * types (kept in the tab's session storage). The files hold no memory and need no key; every piece
  * of data the page shows comes through the API, with its auth, scope checks and rate limits.
  */
-export function registerInspectorRoutes(app: OpenAPIHono<AppEnv>, dir: string = INSPECTOR_DIR): void {
+export function registerInspectorRoutes(
+  app: OpenAPIHono<AppEnv>,
+  options: { keyless: boolean },
+  dir: string = INSPECTOR_DIR,
+): void {
   const assets = loadAssets(dir);
   const send = (asset: Asset) =>
     new Response(asset.body, {
@@ -82,6 +86,13 @@ export function registerInspectorRoutes(app: OpenAPIHono<AppEnv>, dir: string = 
   };
   app.get('/ui', (c) => c.redirect('/ui/', 308));
   app.get('/ui/', () => send(built().index));
+  // Whether the page must ask for a key before its first API call: without this, every visit of a
+  // server with keys began with a refused GET /v1/scopes (a 401 in the browser's console). It says
+  // only what a 401 would have said, and holds no memory.
+  app.get('/ui/session.json', (c) => {
+    c.header('cache-control', 'no-store');
+    return c.json({ keys_required: !options.keyless });
+  });
   app.get('/ui/assets/:name', (c) => {
     const asset = built().files.get(c.req.param('name'));
     if (!asset) throw new ApiError('not_found', `No inspector file ${c.req.path}`);

@@ -4,10 +4,11 @@ import {
   EntryPurgedError,
   PowerContextError,
   type PowerContextErrorCode,
+  ScopePurgedError,
   ValidationError,
 } from '@powercontext/memory-core';
 import { ApiError, type ApiErrorCode } from './api-error.js';
-import { type PurgeView, toPurgeInfo } from './wire.js';
+import { type PurgeView, toPurgeInfo, toScopeTombstone } from './wire.js';
 
 /** `entries.0.sourceId` -> `entries.0.source_id`: the runtime names fields in camelCase, the wire in snake_case. */
 export function toWireField(field: string): string {
@@ -38,6 +39,7 @@ const CORE_CODES: Record<PowerContextErrorCode, ApiErrorCode> = {
   revision_not_visible: 'revision_not_visible',
   not_found: 'not_found',
   entry_purged: 'entry_purged',
+  scope_purged: 'scope_purged',
   capability_unavailable: 'capability_unavailable',
   invalid_citation: 'invalid_citation',
   store_unavailable: 'database_unavailable',
@@ -91,6 +93,13 @@ export function toApiError(error: unknown, view: PurgeView = { purgedBy: false }
       const { entryId, purge } = error as EntryPurgedError;
       return new ApiError(code, error.message, {
         details: { entry_id: entryId, purge: toPurgeInfo(purge, view) },
+        cause: error,
+      });
+    }
+    if (error instanceof ScopePurgedError || error.code === 'scope_purged') {
+      const { tombstone } = error as ScopePurgedError;
+      return new ApiError(code, error.message, {
+        details: { scope: toScopeTombstone(tombstone, view) },
         cause: error,
       });
     }

@@ -9,6 +9,8 @@ import type {
   PurgeTombstone,
   RememberEntryInput,
   RevisionChange,
+  ScopeRead,
+  ScopeTombstone,
 } from '@powercontext/memory-core';
 import { isWireChannel } from './wire-channels.js';
 
@@ -20,6 +22,11 @@ export function toArtifactRef(memory: MemoryRef) {
 
 export function toOptionalArtifactRef(memory: MemoryRef | undefined) {
   return memory ? toArtifactRef(memory) : null;
+}
+
+/** Each scope a read of several scopes read, with the revision it read (null: never written). */
+export function toScopesRead(scopes: readonly ScopeRead[]) {
+  return scopes.map((scope) => ({ scope_id: scope.scopeId, memory: toOptionalArtifactRef(scope.memory) }));
 }
 
 export function toEntryVersion(entry: EntryVersion) {
@@ -40,8 +47,12 @@ export function toEntryVersion(entry: EntryVersion) {
       ? { source_id: entry.position.sourceId, order: [...entry.position.order] }
       : null,
     metadata: entry.metadata,
+    tags: [...entry.tags],
+    pinned: entry.pinned,
+    occurred_at: entry.occurredAt,
     state: entry.state,
     created_at: entry.createdAt,
+    written_at: entry.createdAt,
   };
 }
 
@@ -78,6 +89,41 @@ export function toPurgeInfo(purge: PurgeInfo, view: PurgeView) {
     purged_at: purge.purgedAt,
     ...(view.purgedBy ? { purged_by: purge.purgedBy } : {}),
   };
+}
+
+/** A deleted scope's tombstone (RFC 0015); who deleted it only for a key with the purge permission. */
+export function toScopeTombstone(tombstone: ScopeTombstone, view: PurgeView) {
+  return {
+    scope_id: tombstone.scopeId,
+    artifact_id: tombstone.artifactId,
+    revision: tombstone.revision,
+    entries: tombstone.entries,
+    deleted_at: tombstone.deletedAt,
+    ...(view.purgedBy ? { deleted_by: tombstone.deletedBy } : {}),
+  };
+}
+
+/**
+ * One line of an export (RFC 0015): the entry in the wire shape of `POST /v1/memory/remember`'s entries,
+ * which is what `memory import` reads. Fields in a fixed order, so equal entries give equal lines.
+ */
+export function toExportLine(version: EntryVersion): string {
+  return JSON.stringify({
+    text: version.text,
+    kind: version.kind,
+    sources: version.sources.map((source) => ({
+      source_id: source.sourceId,
+      ...(source.locator === undefined ? {} : { locator: source.locator }),
+    })),
+    ...(version.position
+      ? { position: { source_id: version.position.sourceId, order: [...version.position.order] } }
+      : {}),
+    metadata: version.metadata,
+    // The entry fields of RFC 0014, only where they say something, so older exports read the same.
+    ...(version.tags.length > 0 ? { tags: [...version.tags] } : {}),
+    ...(version.pinned ? { pinned: true } : {}),
+    ...(version.occurredAt === null ? {} : { occurred_at: version.occurredAt }),
+  });
 }
 
 export function toPurgedEntryMarker(marker: PurgedEntryMarker, view: PurgeView) {
@@ -120,12 +166,14 @@ export function toPurgedMarkers(markers: readonly PurgedEntryMarker[] | undefine
     : {};
 }
 
-export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {
+/** A search hit on the wire: its scope and citation come from the hit itself, never from the request. */
+export function toSearchHit(hit: MemoryHit) {
   return {
+    scope_id: hit.citation.scopeId,
     citation: {
       memory_ref: {
         artifact_id: hit.citation.artifactId,
-        scope_id: memory.scopeId,
+        scope_id: hit.citation.scopeId,
         revision: hit.citation.revision,
       },
       entry_id: hit.citation.entryId,
@@ -134,6 +182,17 @@ export function toSearchHit(hit: MemoryHit, memory: MemoryRef) {
     text: hit.text,
     score: hit.score,
     matched_by: hit.matchedBy.filter(isWireChannel),
+    kind: hit.entry.kind,
+    tags: [...hit.entry.tags],
+    pinned: hit.entry.pinned,
+    occurred_at: hit.entry.occurredAt,
+    metadata: hit.entry.metadata,
+    sources: hit.entry.sources.map((source) => ({
+      source_id: source.sourceId,
+      ...(source.locator === undefined ? {} : { locator: source.locator }),
+    })),
+    revision: hit.entry.revision,
+    written_at: hit.entry.createdAt,
   };
 }
 
@@ -144,6 +203,9 @@ export interface WireRememberEntry {
   sources?: { source_id: string; locator?: string | undefined }[] | undefined;
   position?: { source_id: string; order: number | number[] } | undefined;
   metadata?: Record<string, unknown> | undefined;
+  tags?: string[] | undefined;
+  pinned?: boolean | undefined;
+  occurred_at?: string | undefined;
 }
 
 /** A remember entry from the wire to the runtime (camelCase); the runtime validates it again. */
@@ -164,5 +226,8 @@ export function fromWireRememberEntry(entry: WireRememberEntry): RememberEntryIn
       : { position: { sourceId: entry.position.source_id, order: entry.position.order } }),
     // A parsed JSON body holds JSON values only.
     ...(entry.metadata === undefined ? {} : { metadata: entry.metadata as Record<string, JsonValue> }),
+    ...(entry.tags === undefined ? {} : { tags: entry.tags }),
+    ...(entry.pinned === undefined ? {} : { pinned: entry.pinned }),
+    ...(entry.occurred_at === undefined ? {} : { occurredAt: entry.occurred_at }),
   };
 }

@@ -59,6 +59,7 @@ describe('the MCP memory tools', () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'delete_scope',
       'forget_memory_entry',
       'get_memory_entry',
       'list_memory_changes',
@@ -82,7 +83,11 @@ describe('the MCP memory tools', () => {
     expect(byName.get('purge_memory_entry')?.annotations?.destructiveHint).toBe(true);
     for (const tool of tools) {
       // Every memory tool names its scope; list_scopes is the one that tells which scopes there are.
-      if (tool.name !== 'list_scopes') expect(tool.inputSchema.required).toContain('scope_id');
+      // search_memory and prepare_context take scope_id or scope_ids (issue 29), one of them required.
+      if (tool.name === 'search_memory' || tool.name === 'prepare_context') {
+        expect(tool.inputSchema.properties).toHaveProperty('scope_id');
+        expect(tool.inputSchema.properties).toHaveProperty('scope_ids');
+      } else if (tool.name !== 'list_scopes') expect(tool.inputSchema.required).toContain('scope_id');
       // Plain schemas without references: some MCP clients refuse $ref.
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
       expect(tool.outputSchema).toBeDefined();
@@ -131,7 +136,21 @@ describe('the MCP memory tools', () => {
       text: 'We deploy on Fridays only after the freeze review.',
       matched_by: ['fts'],
     });
-    expect(Object.keys(found.hits[0]!).sort()).toEqual(['citation', 'matched_by', 'score', 'text']);
+    expect(Object.keys(found.hits[0]!).sort()).toEqual([
+      'citation',
+      'kind',
+      'matched_by',
+      'metadata',
+      'occurred_at',
+      'pinned',
+      'revision',
+      'scope_id',
+      'score',
+      'sources',
+      'tags',
+      'text',
+      'written_at',
+    ]);
 
     const got = await callOk(client, 'get_memory_entry', { scope_id: scope, entry_id: deployId }, getOutput);
     expect(got.entry).toMatchObject({

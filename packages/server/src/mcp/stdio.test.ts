@@ -68,6 +68,42 @@ describe('powercontext mcp (stdio)', () => {
     await again.close();
   });
 
+  it('searches several scopes with scope_ids over stdio, each hit naming its scope', {
+    timeout: 120_000,
+  }, async () => {
+    const client = new Client({ name: 'stdio-scopes', version: '1.0.0' });
+    await client.connect(transport({ POWERCONTEXT_SERVER_DATA_DIR: dataDir }));
+    for (const [scope, text] of [
+      ['stdio-user', 'The user restarts the router on Sundays.'],
+      ['stdio-project', 'The project router config lives in ops.'],
+    ]) {
+      await callOk(client, 'remember_memory', { scope_id: scope, entries: [{ text }] }, rememberOutput);
+    }
+    const found = await callOk(
+      client,
+      'search_memory',
+      { scope_ids: ['stdio-user', 'stdio-project'], query: 'router', mode: 'fts' },
+      searchOutput,
+    );
+    expect(found.memory).toBeNull();
+    expect(found.scopes?.map((scope) => scope.scope_id)).toEqual(['stdio-user', 'stdio-project']);
+    expect(found.hits.map((hit) => hit.scope_id).sort()).toEqual(['stdio-project', 'stdio-user']);
+    for (const hit of found.hits) expect(hit.citation.memory_ref.scope_id).toBe(hit.scope_id);
+    expect(
+      await callError(client, 'search_memory', {
+        scope_id: 'stdio-user',
+        scope_ids: ['stdio-user'],
+        query: 'x',
+      }),
+    ).toMatchObject({
+      code: 'invalid_request',
+      details: {
+        issues: [{ field: 'scope_ids', rule: 'exactly one of scope_id and scope_ids is required' }],
+      },
+    });
+    await client.close();
+  });
+
   it('answers on stdout only and exits 0 when stdin ends', async () => {
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [BIN, 'mcp', '--data-dir', dataDir], {

@@ -25,6 +25,7 @@ export const MCP_TOOL_NAMES = [
   'reactivate_memory_entry',
   'purge_memory_entry',
   'list_memory_changes',
+  'delete_scope',
   'list_scopes',
 ] as const;
 

@@ -28,6 +28,8 @@ describe('openapi/powercontext.yaml', () => {
         '/v1/scopes',
         '/v1/context/prepare',
         '/v1/memory/changes',
+        '/v1/memory/export',
+        '/v1/scopes/delete',
         '/v1/memory/entries/forget',
         '/v1/memory/entries/get',
         '/v1/memory/entries/list',

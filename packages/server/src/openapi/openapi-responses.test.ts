@@ -81,6 +81,15 @@ function conforms(method: 'GET' | 'POST', path: string, response: CallResult<unk
   const key = `${method} ${path} ${response.status}`;
   const declaration = document.paths[path]?.[method.toLowerCase()]?.responses[String(response.status)];
   expect(declaration, `${key} is not declared in ${OPENAPI_PATH} (body: ${response.text})`).toBeDefined();
+  const ndjson = (declaration?.content as Record<string, unknown> | undefined)?.['application/x-ndjson'];
+  if (ndjson) {
+    expect(response.headers.get('content-type') ?? '').toMatch(/^application\/x-ndjson/u);
+    for (const line of response.text.split('\n').filter(Boolean)) {
+      expect(typeof (JSON.parse(line) as { text?: unknown }).text, line).toBe('string');
+    }
+    covered.add(key);
+    return;
+  }
   if (declaration?.content?.['text/plain']) {
     expect(response.headers.get('content-type') ?? '').toMatch(/^text\/plain/u);
     covered.add(key);
@@ -167,8 +176,10 @@ function bodies(scope: string): Record<string, Record<string, unknown>> {
     '/v1/memory/search': { scope_id: scope, query: 'deploy freeze', explain: 'redacted' },
     '/v1/context/prepare': { scope_id: scope, query: 'deploy freeze' },
     '/v1/memory/summary': { scope_id: scope },
+    '/v1/scopes/delete': { scope_id: scope },
   };
 }
+const DELETE_SCOPE = '/v1/scopes/delete';
 const POST_ROUTES = Object.keys(bodies('alpha'));
 const WRITE_ROUTES = [
   '/v1/memory/remember',
@@ -178,7 +189,7 @@ const WRITE_ROUTES = [
   '/v1/memory/entries/purge',
 ];
 /** The key that may call the route in scope alpha: purging needs the purge permission. */
-const keyFor = (path: string) => (path.endsWith('/purge') ? PURGER : ALL);
+const keyFor = (path: string) => (path.endsWith('/purge') || path === DELETE_SCOPE ? PURGER : ALL);
 
 describe(`every response conforms to ${OPENAPI_PATH}`, () => {
   it('200: every route, including memory: null for a scope never written', async () => {
@@ -197,6 +208,8 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     );
     purgedEntryId = doomed.json.entries[0]!.entry_id;
     for (const [path, body] of Object.entries(bodies('alpha'))) {
+      // Deleting alpha would end the other cases: the last case deletes a scope of its own.
+      if (path === DELETE_SCOPE) continue;
       // Purging takes the purge permission, which the key of everything else lacks (see the 403 case).
       const response = await call(path, body, { key: keyFor(path) });
       expect(response.status, `${path}: ${response.text}`).toBe(200);
@@ -519,6 +532,75 @@ describe(`every response conforms to ${OPENAPI_PATH}`, () => {
     const without = await createTestApp(runtime).call('/metrics', undefined, { key: ALL });
     expect(without.status).toBe(404);
     conforms('GET', '/metrics', without);
+  });
+
+  it('export and delete a scope: every status, then 410 scope_purged on every route of it', async () => {
+    const app = createTestApp(runtime);
+    const exported = async (
+      query: string,
+      key?: string,
+    ): Promise<CallResult<{ error: { code: string } }>> => {
+      const response = await app.app.request(`/v1/memory/export?${query}`, {
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+      });
+      const text = await response.text();
+      const json = (response.headers.get('content-type') ?? '').includes('application/json')
+        ? JSON.parse(text)
+        : {};
+      const result = { status: response.status, text, json, headers: response.headers };
+      conforms('GET', '/v1/memory/export', result);
+      return result;
+    };
+    expect((await exported('scope_id=alpha', ALL)).status).toBe(200);
+    expect((await exported('scope_id=alpha')).status).toBe(401);
+    expect((await exported('scope_id=alpha', BETA)).status).toBe(403);
+    expect((await exported('scope_id=alpha&revision=9999', ALL)).status).toBe(404);
+    expect((await exported('scope_id=alpha&revision=0', ALL)).status).toBe(422);
+    let limited = 0;
+    for (let i = 0; i < 5 && limited !== 429; i += 1)
+      limited = (await exported('scope_id=alpha', THROTTLED)).status;
+    expect(limited).toBe(429);
+    for (const [fault, status] of [
+      [() => new TypeError('defect'), 500],
+      [() => new StoreUnavailableError('connection refused'), 503],
+    ] as const) {
+      faulty.fault = fault;
+      try {
+        expect((await exported('scope_id=alpha', ALL)).status).toBe(status);
+      } finally {
+        faulty.fault = undefined;
+      }
+    }
+    // Scope beta, whose key may purge: 404 before it is written, 200 deleted, then 410 everywhere.
+    const never = await app.call(DELETE_SCOPE, { scope_id: 'beta' }, { key: BETA });
+    expect(never.status).toBe(404);
+    conforms('POST', DELETE_SCOPE, never);
+    const written = await app.call('/v1/memory/remember', bodies('beta')['/v1/memory/remember'], {
+      key: BETA,
+    });
+    expect(written.status).toBe(200);
+    const deleted = await app.call(DELETE_SCOPE, { scope_id: 'beta' }, { key: BETA });
+    expect(deleted.status, deleted.text).toBe(200);
+    conforms('POST', DELETE_SCOPE, deleted);
+    const gone: Record<string, Record<string, unknown>> = {
+      ...bodies('beta'),
+      '/v1/memory/entries/purge': { scope_id: 'beta', entry_id: UNKNOWN_ENTRY },
+    };
+    for (const path of [
+      '/v1/memory/remember',
+      '/v1/memory/entries/list',
+      '/v1/memory/entries/purge',
+      '/v1/memory/changes',
+      '/v1/memory/search',
+      '/v1/context/prepare',
+      '/v1/memory/summary',
+    ]) {
+      const response = await app.call<{ error: { code: string } }>(path, gone[path], { key: BETA });
+      expect(response.status, `${path}: ${response.text}`).toBe(410);
+      expect(response.json.error.code).toBe('scope_purged');
+      conforms('POST', path, response);
+    }
+    expect((await exported('scope_id=beta', BETA)).json.error.code).toBe('scope_purged');
   });
 
   it('covered every route and status the document declares', () => {

@@ -8,6 +8,8 @@ export const TEST_KEYS = [
   { id: 'alpha-reader', scopes: ['alpha'], permissions: ['read'] },
   { id: 'alpha-purger', scopes: ['alpha'], permissions: ['read', 'purge'] },
   { id: 'beta-all', scopes: ['beta'], permissions: ['read', 'write', 'explain', 'purge'] },
+  { id: 'alpha-beta', scopes: ['alpha', 'beta'], permissions: ['read', 'write', 'explain'] },
+  { id: 'alpha-beta-reader', scopes: ['alpha', 'beta'], permissions: ['read'] },
   {
     id: 'throttled',
     scopes: ['alpha'],

@@ -2,18 +2,24 @@
 // for the API's codes.
 import { ApiFailure } from './api.js';
 import { button, type Child, h } from './dom.js';
+import type { View } from './view.js';
 
-export type ScopePage = 'entries' | 'search' | 'context' | 'changes';
+export type ScopePage = 'overview' | 'entries' | 'search' | 'context' | 'changes';
 
 export const routes = {
   scopes: () => '#/',
   key: () => '#/key',
   scope: (scopeId: string, page: ScopePage) => `#/scope/${encodeURIComponent(scopeId)}/${page}`,
-  entry: (scopeId: string, entryId: string) =>
-    `#/scope/${encodeURIComponent(scopeId)}/entry/${encodeURIComponent(entryId)}`,
+  /** An entry's page; with a version, that version is marked in the history and compared with the one before. */
+  entry: (scopeId: string, entryId: string, version?: number) =>
+    `#/scope/${encodeURIComponent(scopeId)}/entry/${encodeURIComponent(entryId)}${version === undefined ? '' : `/version/${version}`}`,
+  /** The changes after revision `from` up to `to` (the latest when absent). */
+  changes: (scopeId: string, from: number, to?: number) =>
+    `#/scope/${encodeURIComponent(scopeId)}/changes/${from}${to === undefined ? '' : `/${to}`}`,
 };
 
 const SCOPE_PAGES: readonly [ScopePage, string][] = [
+  ['overview', 'Overview'],
   ['entries', 'Entries'],
   ['search', 'Search'],
   ['context', 'Prepare context'],
@@ -47,8 +53,11 @@ export function scopeHeader(scopeId: string, title: string, current: ScopePage |
   ];
 }
 
-/** A failed call in words, as an alert; a retry button when repeating it may help. */
-export function failureView(error: unknown, retry?: () => void): HTMLElement {
+/**
+ * A failed call in words, as an alert; a retry button when repeating it may help. A 401 offers
+ * another key: `anotherKey` when the key form is on the page already, else a link to it.
+ */
+export function failureView(error: unknown, retry?: () => void, anotherKey?: () => void): HTMLElement {
   const failure =
     error instanceof ApiFailure
       ? error
@@ -65,7 +74,21 @@ export function failureView(error: unknown, retry?: () => void): HTMLElement {
     { class: `alert ${failure.status === 409 ? 'warn' : 'error'}`, attrs: { role: 'alert' } },
     h('p', { class: 'alert-title' }, title),
     h('p', null, failure.message, ' ', h('code', null, failure.code)),
-    failure.status === 401 && h('p', null, h('a', { href: routes.key() }, 'Enter another API key')),
+    goneDetails(failure),
+    failure.issues.length > 1 &&
+      h(
+        'ul',
+        { class: 'plain', attrs: { 'aria-label': 'What the server refused' } },
+        failure.issues.map((issue) => h('li', null, h('code', null, issue.field), `: ${issue.rule}`)),
+      ),
+    failure.status === 401 &&
+      h(
+        'p',
+        null,
+        anotherKey
+          ? button('Enter another API key', anotherKey)
+          : h('a', { href: routes.key() }, 'Enter another API key'),
+      ),
     retry && (failure.retryable || failure.status === 409) && button('Retry', retry, { kind: 'primary' }),
   );
 }
@@ -84,6 +107,12 @@ function failureTitle(failure: ApiFailure): string {
       return failure.code === 'revision_conflict'
         ? 'Conflict (409): the scope changed meanwhile; nothing was written, retry'
         : 'Conflict (409)';
+    case 410:
+      return failure.code === 'scope_purged'
+        ? 'Gone (410): this scope was deleted, and its memory with it'
+        : failure.code === 'entry_purged'
+          ? 'Gone (410): this entry was purged, every version of it erased'
+          : 'Gone (410)';
     case 422:
       return 'Invalid input (422)';
     case 429:
@@ -93,6 +122,46 @@ function failureTitle(failure: ApiFailure): string {
         ? `Server error (${failure.status})`
         : `Request failed (${failure.status})`;
   }
+}
+
+/** What a 410 tells of the deletion or the purge, in words. */
+function goneDetails(failure: ApiFailure): HTMLElement | undefined {
+  if (failure.status !== 410) return undefined;
+  const scope = failure.details.scope as
+    | { revision?: unknown; entries?: unknown; deleted_at?: unknown; deleted_by?: unknown }
+    | undefined;
+  if (failure.code === 'scope_purged' && scope && typeof scope.deleted_at === 'string') {
+    return h(
+      'p',
+      null,
+      `Deleted ${timestamp(scope.deleted_at)}${typeof scope.deleted_by === 'string' ? ` by ${scope.deleted_by}` : ''}, `,
+      `at revision ${String(scope.revision)} with ${String(scope.entries)} ${scope.entries === 1 ? 'entry' : 'entries'}. Every read and write of it answers this; the name cannot be used again.`,
+    );
+  }
+  const purge = failure.details.purge as
+    | { revision?: unknown; purged_at?: unknown; purged_by?: unknown }
+    | undefined;
+  if (failure.code === 'entry_purged' && purge && typeof purge.purged_at === 'string') {
+    return h(
+      'p',
+      null,
+      `Purged ${timestamp(purge.purged_at)}${typeof purge.purged_by === 'string' ? ` by ${purge.purged_by}` : ''}, `,
+      `at revision ${String(purge.revision)}. Its history keeps the revisions, not the text.`,
+    );
+  }
+  return undefined;
+}
+
+/** A scope the key may not use, said before any form: the API would answer 403 scope_forbidden. */
+export function forbiddenScope(view: View, scopeId: string): void {
+  view.show(
+    h('p', { class: 'crumb' }, h('a', { href: routes.scopes() }, 'Scopes'), ' / ', h('span', null, scopeId)),
+    h('h1', { attrs: { tabindex: -1 } }, `Scope ${scopeId}`),
+    failureView(
+      new ApiFailure(403, 'scope_forbidden', `This API key may not use scope ${scopeId}.`, false, undefined),
+    ),
+    h('p', null, h('a', { href: routes.scopes() }, 'Back to the scopes your key may use')),
+  );
 }
 
 export function loading(what: string): HTMLElement {

@@ -1,6 +1,7 @@
 // The only way the inspector builds its pages: elements from tag names, text as text nodes. Nothing
 // here parses HTML (no innerHTML, no insertAdjacentHTML), so memory text can hold any markup and
-// shows it literally; links only go to the inspector's own #routes.
+// shows it literally; links only go to the inspector's own #routes, or (downloadLink) to an object
+// URL of data the page itself fetched.
 
 export type Child = Node | string | number | null | undefined | false | readonly Child[];
 
@@ -99,4 +100,22 @@ export function button(
 export function announce(message: string): void {
   const status = document.getElementById('status');
   if (status) status.textContent = message;
+}
+
+/**
+ * A link that saves `blob` as `filename`: the one kind of link not to a #route, to a `blob:` URL of
+ * this page made from data it fetched itself (an export: the API needs the key in a header, so a
+ * plain link to the route cannot download it). `revoke` frees the data once the link is gone.
+ */
+export function downloadLink(
+  blob: Blob,
+  filename: string,
+  label: string,
+): { link: HTMLAnchorElement; revoke(): void } {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.setAttribute('href', url);
+  link.setAttribute('download', filename);
+  link.textContent = label;
+  return { link, revoke: () => URL.revokeObjectURL(url) };
 }

@@ -1,17 +1,32 @@
 import { api, type ChangesPage } from './api.js';
-import { entryLink, failureView, loading, scopeHeader, shortId, stateWord } from './common.js';
+import { failureView, loading, routes, scopeHeader, shortId, stateWord, timestamp } from './common.js';
 import { button, facts, field, h, memoryText } from './dom.js';
 import type { View } from './view.js';
 
 const PAGE_SIZE = 50;
 
-/** The entry versions written between two revisions, oldest first. */
-export function renderChanges(view: View, scopeId: string): void {
+/**
+ * The entry versions written between two revisions, oldest first. The range comes from the address
+ * (`#/scope/<s>/changes/<from>[/<to>]`, the links of an entry's history), and the address follows
+ * the form, so a reload or a copied link shows the same range.
+ */
+export function renderChanges(
+  view: View,
+  scopeId: string,
+  range: { from?: number | undefined; to?: number | undefined } = {},
+): void {
   const from = h('input', {
-    attrs: { type: 'number', name: 'from_revision', min: 0, step: 1, value: 0, inputmode: 'numeric' },
+    attrs: {
+      type: 'number',
+      name: 'from_revision',
+      min: 0,
+      step: 1,
+      value: range.from ?? 0,
+      inputmode: 'numeric',
+    },
   }) as HTMLInputElement;
   const to = h('input', {
-    attrs: { type: 'number', name: 'to_revision', min: 1, step: 1, inputmode: 'numeric' },
+    attrs: { type: 'number', name: 'to_revision', min: 1, step: 1, value: range.to, inputmode: 'numeric' },
   }) as HTMLInputElement;
   const results = h('div', { attrs: { 'aria-live': 'polite' } });
 
@@ -41,6 +56,16 @@ export function renderChanges(view: View, scopeId: string): void {
         on: {
           submit: (event) => {
             event.preventDefault();
+            // The address names the range without a hashchange (which would draw the page again).
+            history.replaceState(
+              null,
+              '',
+              routes.changes(
+                scopeId,
+                Number.isFinite(from.valueAsNumber) ? from.valueAsNumber : 0,
+                Number.isFinite(to.valueAsNumber) ? to.valueAsNumber : undefined,
+              ),
+            );
             void run();
           },
         },
@@ -73,17 +98,44 @@ function changesView(
           'ol',
           { class: 'cards', attrs: { 'aria-label': 'Changes' } },
           page.changes.map((change) =>
-            h(
-              'li',
-              { class: 'card' },
-              h('h2', { class: 'hit-title' }, `Revision ${change.revision}: ${change.operation}`),
-              memoryText(change.entry.text),
-              facts([
-                ['Entry', entryLink(scopeId, change.entry.entry_id, shortId(change.entry.entry_id))],
-                ['Version', String(change.entry.version)],
-                ['State', stateWord(change.entry.state)],
-              ]),
-            ),
+            change.purged
+              ? h(
+                  'li',
+                  { class: 'card purged' },
+                  h(
+                    'h2',
+                    { class: 'hit-title' },
+                    `Revision ${change.revision}: ${change.operation}${change.operation === 'purge' ? '' : ' (erased)'}`,
+                  ),
+                  h(
+                    'p',
+                    { class: 'meta' },
+                    change.operation === 'purge'
+                      ? `The entry was purged ${timestamp(change.purge.purged_at)}: every version of it erased.`
+                      : `Erased by the purge at revision ${change.purge.revision}: no text is kept.`,
+                  ),
+                  facts([
+                    ['Entry', h('code', null, shortId(change.entry_id))],
+                    ['Version', String(change.version)],
+                    change.purge.purged_by != null && ['Purged by', change.purge.purged_by],
+                  ]),
+                )
+              : h(
+                  'li',
+                  { class: 'card' },
+                  h('h2', { class: 'hit-title' }, `Revision ${change.revision}: ${change.operation}`),
+                  memoryText(change.entry.text),
+                  facts([
+                    ['Entry', h('code', null, shortId(change.entry.entry_id))],
+                    ['Version', String(change.entry.version)],
+                    ['State', stateWord(change.entry.state)],
+                  ]),
+                  h(
+                    'a',
+                    { href: routes.entry(scopeId, change.entry.entry_id, change.entry.version) },
+                    `Entry ${shortId(change.entry.entry_id)} at version ${change.entry.version}`,
+                  ),
+                ),
           ),
         ),
     page.next_cursor !== undefined &&

@@ -1,6 +1,7 @@
 import { api, type PreparedContext } from './api.js';
 import { entryLink, failureView, loading, scopeHeader, shortId } from './common.js';
 import { facts, field, h } from './dom.js';
+import { filterFields } from './filters.js';
 import { modeSelect, numberInput } from './pages-search.js';
 import type { View } from './view.js';
 
@@ -28,9 +29,22 @@ export function renderContext(view: View, scopeId: string): void {
     budgetValue.textContent = `${budget.value} tokens`;
     budget.setAttribute('aria-valuetext', `${budget.value} tokens`);
   });
+  const filters = filterFields();
   const results = h('div', { attrs: { 'aria-live': 'polite' } });
+  let runs = 0;
+  let prepared = false;
+
+  // Once a context is shown, a new budget prepares it again: the slider answers without a click on
+  // Prepare. `change` fires when the slider is let go (or on each key press), not while dragging.
+  budget.addEventListener('change', () => {
+    if (prepared && query.value.trim() !== '') void run();
+  });
 
   const run = async () => {
+    // A filter the page can tell is wrong is marked beside its field, and nothing is sent.
+    const filter = filters.read();
+    if (filter === false) return;
+    const mine = ++runs;
     results.replaceChildren(loading('the context'));
     try {
       const answer = await api.prepare({
@@ -39,10 +53,13 @@ export function renderContext(view: View, scopeId: string): void {
         mode: mode.value,
         limit: limit.valueAsNumber,
         contract: { token_budget: budget.valueAsNumber },
+        ...(filter ? { filter } : {}),
       });
-      if (view.current()) results.replaceChildren(...contextView(scopeId, answer));
+      if (!view.current() || mine !== runs) return;
+      prepared = true;
+      results.replaceChildren(...contextView(scopeId, answer));
     } catch (error) {
-      if (view.current()) results.replaceChildren(failureView(error, () => void run()));
+      if (view.current() && mine === runs) results.replaceChildren(failureView(error, () => void run()));
     }
   };
 
@@ -70,6 +87,7 @@ export function renderContext(view: View, scopeId: string): void {
         budget,
         budgetValue,
       ),
+      filters.element,
       h('button', { class: 'btn primary', attrs: { type: 'submit' } }, 'Prepare'),
     ),
     results,

@@ -1,143 +1,9 @@
 import { api, type EntryVersion, type EntryWrite } from './api.js';
-import { entryLink, failureView, loading, scopeHeader, shortId, stateWord, timestamp } from './common.js';
+import { failureView, loading, routes, scopeHeader, shortId, stateWord, timestamp } from './common.js';
 import { announce, button, facts, field, h, memoryText } from './dom.js';
+import { compareSection } from './entry-compare.js';
+import { purgeSection } from './entry-purge.js';
 import type { View } from './view.js';
-
-const PAGE_SIZE = 20;
-type StateFilter = 'active' | 'inactive' | 'all';
-
-/** A scope's entries at one revision, page by page; the text filter narrows the page shown. */
-export async function renderEntries(view: View, scopeId: string): Promise<void> {
-  let state: StateFilter = 'active';
-  let filter = '';
-  /** Cursors of the pages before the current one (the first page has none). */
-  const previous: (string | undefined)[] = [];
-  let cursor: string | undefined;
-  let revision: number | undefined;
-  let page: EntryVersion[] = [];
-  let next: string | undefined;
-
-  const results = h('div', { attrs: { 'aria-live': 'polite' } });
-  const stateSelect = h(
-    'select',
-    {
-      attrs: { name: 'state' },
-      on: {
-        change: () => {
-          state = stateSelect.value as StateFilter;
-          previous.length = 0;
-          cursor = undefined;
-          revision = undefined;
-          void load();
-        },
-      },
-    },
-    h('option', { attrs: { value: 'active' } }, 'Active'),
-    h('option', { attrs: { value: 'inactive' } }, 'Forgotten'),
-    h('option', { attrs: { value: 'all' } }, 'All'),
-  ) as HTMLSelectElement;
-  const filterInput = h('input', {
-    attrs: { type: 'search', name: 'filter' },
-    on: {
-      input: () => {
-        filter = filterInput.value;
-        draw();
-      },
-    },
-  }) as HTMLInputElement;
-
-  view.show(
-    scopeHeader(scopeId, `Entries of ${scopeId}`, 'entries'),
-    h(
-      'div',
-      { class: 'controls' },
-      field('Show', stateSelect),
-      field('Filter this page by text', filterInput, 'Case-insensitive; matches text and kind.'),
-    ),
-    results,
-  );
-
-  async function load(): Promise<void> {
-    results.replaceChildren(loading('entries'));
-    try {
-      const answer = await api.list({
-        scope_id: scopeId,
-        state,
-        limit: PAGE_SIZE,
-        ...(revision === undefined ? {} : { revision }),
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      if (!view.current()) return;
-      revision ??= answer.memory?.revision;
-      page = answer.entries;
-      next = answer.next_cursor;
-      draw();
-    } catch (error) {
-      if (view.current()) results.replaceChildren(failureView(error, () => void load()));
-    }
-  }
-
-  function draw(): void {
-    const needle = filter.trim().toLowerCase();
-    const shown = needle
-      ? page.filter((entry) => `${entry.text}\n${entry.kind}`.toLowerCase().includes(needle))
-      : page;
-    const pageNumber = previous.length + 1;
-    results.replaceChildren(
-      h(
-        'p',
-        { class: 'meta' },
-        revision === undefined
-          ? 'This scope was never written.'
-          : `Read at revision ${revision}. Page ${pageNumber}: ${shown.length} of ${page.length} entries shown.`,
-      ),
-      shown.length === 0
-        ? h('p', null, page.length === 0 ? 'No entries.' : 'No entry on this page matches the filter.')
-        : h(
-            'ol',
-            { class: 'cards', attrs: { 'aria-label': 'Entries' } },
-            shown.map((entry) =>
-              h(
-                'li',
-                { class: `card entry ${entry.state}` },
-                memoryText(entry.text),
-                facts([
-                  ['Kind', entry.kind],
-                  ['State', stateWord(entry.state)],
-                  ['Version', String(entry.version)],
-                  ['Written at revision', String(entry.revision)],
-                  ['Entry', h('code', null, shortId(entry.entry_id))],
-                ]),
-                entryLink(scopeId, entry.entry_id),
-              ),
-            ),
-          ),
-      h(
-        'div',
-        { class: 'pager' },
-        button(
-          'Previous page',
-          () => {
-            cursor = previous.pop();
-            void load();
-          },
-          { disabled: previous.length === 0 },
-        ),
-        button(
-          'Next page',
-          () => {
-            previous.push(cursor);
-            cursor = next;
-            void load();
-          },
-          { disabled: next === undefined },
-        ),
-      ),
-    );
-  }
-
-  await load();
-}
 
 /** What made a version, from the one before it. */
 function operationOf(version: EntryVersion, before: EntryVersion | undefined): string {
@@ -148,13 +14,25 @@ function operationOf(version: EntryVersion, before: EntryVersion | undefined): s
 
 const HISTORY_MAX = 100;
 
-/** An entry: its versions newest first, and forget / reactivate / revise with a confirmation each. */
+/** What an `unchanged` answer means for each write. */
+const UNCHANGED_WORDS: Record<string, string> = {
+  forget: 'Nothing to do: the entry was forgotten already',
+  reactivate: 'Nothing to do: the entry was active already',
+  revise: 'Nothing saved: the text is the same as the current version',
+};
+
+/**
+ * An entry: its versions newest first, each linked to its revision on the Changes page; a comparison
+ * of any two; forget / reactivate / revise with a confirmation each, and purge for a key that may.
+ * `version` (from the address) marks that version and compares it with the one before.
+ */
 export async function renderEntry(
   view: View,
   scopeId: string,
   entryId: string,
-  notice?: string,
+  options: { notice?: string; version?: number | undefined } = {},
 ): Promise<void> {
+  const { notice, version: marked } = options;
   view.show(scopeHeader(scopeId, 'Entry history', undefined), loading('the entry'));
   let versions: EntryVersion[];
   let head: number;
@@ -190,10 +68,10 @@ export async function renderEntry(
       const result = await run();
       const words =
         result.status === 'unchanged'
-          ? `Nothing to do: the entry already was in that state (head revision ${result.memory.revision}).`
+          ? `${UNCHANGED_WORDS[label] ?? 'Nothing to do: the entry already was in that state'} (head revision ${result.memory.revision}).`
           : `Done: ${label} wrote revision ${result.memory.revision}.`;
       announce(words);
-      if (view.current()) await renderEntry(view, scopeId, entryId, words);
+      if (view.current()) await renderEntry(view, scopeId, entryId, { notice: words });
     } catch (error) {
       outcome.replaceChildren(failureView(error, () => void write(label, run)));
     }
@@ -213,7 +91,25 @@ export async function renderEntry(
   };
 
   const canWrite = view.session.can('write');
+  const forgotten = latest.state === 'inactive';
   const editor = h('textarea', { attrs: { name: 'text', rows: 4 } }, latest.text) as HTMLTextAreaElement;
+  // A text the server would refuse (empty) or that changes nothing is answered here, without a call.
+  const editorProblem = h('p', { id: 'revise-problem', class: 'field-error' });
+  editorProblem.hidden = true;
+  const refuse = (problem: string) => {
+    editorProblem.textContent = problem;
+    editorProblem.hidden = false;
+    editor.setAttribute('aria-invalid', 'true');
+    const described = editor.getAttribute('aria-describedby') ?? '';
+    if (!described.includes(editorProblem.id)) {
+      editor.setAttribute('aria-describedby', `${described} ${editorProblem.id}`.trim());
+    }
+    editor.focus();
+  };
+  editor.addEventListener('input', () => {
+    editorProblem.hidden = true;
+    editor.removeAttribute('aria-invalid');
+  });
   const actions = canWrite
     ? h(
         'section',
@@ -244,8 +140,14 @@ export async function renderEntry(
               submit: (event) => {
                 event.preventDefault();
                 const text = editor.value;
+                if (text.trim() === '') return refuse('Write the new text first: an entry cannot be empty.');
+                if (text === latest.text) {
+                  return refuse('This is the current text: change it to save a new version.');
+                }
                 confirm(
-                  'Save this text as a new version of the entry?',
+                  forgotten
+                    ? 'Save this text as a new version? The entry stays forgotten until you reactivate it.'
+                    : 'Save this text as a new version of the entry?',
                   'Yes, save the new version',
                   () => void write('revise', () => api.revise(scopeId, entryId, text)),
                   'primary',
@@ -253,7 +155,14 @@ export async function renderEntry(
               },
             },
           },
-          field('New text', editor),
+          field(
+            'New text',
+            editor,
+            forgotten
+              ? 'This entry is forgotten: a new version stays forgotten (search and context skip it) until you reactivate it.'
+              : undefined,
+          ),
+          editorProblem,
           h('button', { class: 'btn', attrs: { type: 'submit' } }, 'Revise…'),
         ),
         outcome,
@@ -285,6 +194,8 @@ export async function renderEntry(
       ]),
     ),
     actions,
+    view.session.can('purge') && purgeSection(view, scopeId, entryId),
+    compareSection(versions, marked),
     h(
       'section',
       { attrs: { 'aria-labelledby': 'versions-title' } },
@@ -295,11 +206,15 @@ export async function renderEntry(
         versions.map((version, index) =>
           h(
             'li',
-            { class: `card version ${version.state}` },
+            {
+              class: `card version ${version.state}${version.version === marked ? ' marked' : ''}`,
+              attrs: { 'aria-current': version.version === marked && 'true' },
+            },
             h(
               'h3',
-              null,
+              { attrs: { tabindex: -1 } },
               `Version ${version.version}: ${operationOf(version, versions[index + 1])} at revision ${version.revision}`,
+              version.version === marked && ' (the version linked to)',
             ),
             memoryText(version.text),
             facts([
@@ -308,10 +223,17 @@ export async function renderEntry(
               ['Written', timestamp(version.created_at)],
               ['Version id', h('code', null, shortId(version.entry_version_id))],
             ]),
+            h(
+              'a',
+              { href: routes.changes(scopeId, version.revision - 1, version.revision) },
+              `Revision ${version.revision} on the Changes page`,
+            ),
           ),
         ),
       ),
       versions.length >= HISTORY_MAX && h('p', null, `Only the newest ${HISTORY_MAX} versions are shown.`),
     ),
   );
+  // A link to one version lands on it: its heading takes the focus (and scrolls into view).
+  if (marked !== undefined) view.main.querySelector<HTMLElement>('.version.marked h3')?.focus();
 }

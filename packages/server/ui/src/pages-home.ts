@@ -37,7 +37,12 @@ export function renderKeyForm(main: HTMLElement, onKey: () => Promise<void>, pro
       null,
       'The inspector calls the server’s v1 API with your key, so it shows and does exactly what the key may.',
     ),
-    problem ? failureView(problem) : '',
+    problem
+      ? failureView(problem, undefined, () => {
+          input.value = '';
+          input.focus();
+        })
+      : '',
     form,
   );
   input.focus();
@@ -94,7 +99,7 @@ export async function renderScopes(view: View): Promise<void> {
   }
 }
 
-function summaryFacts(summary: ScopeSummary): HTMLElement {
+export function summaryFacts(summary: ScopeSummary): HTMLElement {
   return facts([
     ['Head revision', summary.memory ? String(summary.memory.revision) : 'never written'],
     ['Active entries', String(summary.entries.active)],
@@ -102,13 +107,14 @@ function summaryFacts(summary: ScopeSummary): HTMLElement {
   ]);
 }
 
+/** Opening a scope by name: a form under its own heading, set apart from the scope cards. */
 function openScopeForm(): HTMLElement {
   const input = h('input', { attrs: { type: 'text', name: 'scope', required: true } }) as HTMLInputElement;
-  return h(
+  const form = h(
     'form',
     {
-      class: 'card',
-      attrs: { 'aria-label': 'Open a scope by name' },
+      class: 'open-scope-form',
+      attrs: { 'aria-labelledby': 'open-scope-title' },
       on: {
         submit: (event) => {
           event.preventDefault();
@@ -118,6 +124,12 @@ function openScopeForm(): HTMLElement {
     },
     field('Scope name', input, 'Your key may use any scope, including one not written yet.'),
     h('button', { class: 'btn', attrs: { type: 'submit' } }, 'Open'),
+  );
+  return h(
+    'section',
+    { class: 'open-scope', attrs: { 'aria-labelledby': 'open-scope-title' } },
+    h('h2', { id: 'open-scope-title' }, 'Open another scope by name'),
+    form,
   );
 }
 

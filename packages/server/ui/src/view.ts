@@ -1,4 +1,4 @@
-import type { ScopesView } from './api.js';
+import type { Permission, ScopesView } from './api.js';
 import { type Child, replace } from './dom.js';
 
 /**
@@ -17,7 +17,7 @@ export interface Session {
   scopes: ScopesView;
   /** True when the server runs without keys (loopback only, full access). */
   keyless: boolean;
-  can(permission: 'read' | 'write' | 'explain'): boolean;
+  can(permission: Permission): boolean;
 }
 
 export function createView(main: HTMLElement, session: Session, current: () => boolean): View {

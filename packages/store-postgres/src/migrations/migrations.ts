@@ -327,6 +327,55 @@ const ENTITIES_DDL = [
 ];
 
 /**
+ * What an entry can say about itself (migration 0012, RFC 0014 "Entry fields"): tags (lower case),
+ * pinned and the time the entry is about; existing versions get no tags, not pinned, no time. A
+ * version's write time is kept to the millisecond, as the API shows it and as filters compare it.
+ * The filters' b-trees lead with the scope, like every read of a channel.
+ */
+const ENTRY_FIELDS_DDL = [
+  `ALTER TABLE pc_entry_versions
+  ADD COLUMN tags text[] NOT NULL DEFAULT '{}',
+  ADD COLUMN pinned boolean NOT NULL DEFAULT false,
+  ADD COLUMN occurred_at timestamptz`,
+  `ALTER TABLE pc_entry_versions ALTER COLUMN created_at SET DEFAULT date_trunc('milliseconds', now())`,
+  `CREATE INDEX pc_entry_versions_scope_kind ON pc_entry_versions (scope_id, kind, revision)`,
+  `CREATE INDEX pc_entry_versions_scope_occurred ON pc_entry_versions (scope_id, occurred_at)
+  WHERE occurred_at IS NOT NULL`,
+  `CREATE INDEX pc_entry_versions_scope_written ON pc_entry_versions (scope_id, created_at)`,
+  `CREATE INDEX pc_entry_versions_scope_pinned ON pc_entry_versions (scope_id, revision) WHERE pinned`,
+];
+
+/**
+ * Deleted scopes (migration 0013; RFC 0015, "Delete a scope"): what a deletion leaves of a scope, one row
+ * per scope: its memory's artifact id, the head revision and the entries current then, when and by whom.
+ * Every other row of the scope is deleted. A scope named here answers `scope_purged`.
+ */
+const DELETED_SCOPES_DDL = [
+  `CREATE TABLE pc_deleted_scopes (
+  scope_id text PRIMARY KEY,
+  artifact_id uuid NOT NULL,
+  revision integer NOT NULL,
+  entries bigint NOT NULL,
+  deleted_at timestamptz NOT NULL DEFAULT now(),
+  deleted_by text
+)`,
+];
+
+/**
+ * The HNSW index of the vector channel becomes one per (profile, scope) that outgrew the exact scan
+ * (migration 0014, issue 28, RFC 0002 "The HNSW index of a large scope"): the per-profile indexes,
+ * which every scope's writes went through, are dropped here; the store builds each large scope's own
+ * when it prepares the profile (the exact-scan limit is the store's setting, not the schema's).
+ */
+async function dropProfileHnswIndexes(db: Kysely<unknown>) {
+  const { rows } = await sql<{ name: string }>`
+    SELECT c.relname AS name FROM pg_index i
+    JOIN pg_class c ON c.oid = i.indexrelid
+    WHERE i.indrelid = 'pc_embeddings'::regclass AND c.relname LIKE 'pc\_embeddings\_hnsw\_%'`.execute(db);
+  for (const { name } of rows) await sql`DROP INDEX ${sql.id(name)}`.execute(db);
+}
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -378,6 +427,19 @@ const migrations: Record<string, Migration> = {
       for (const statement of ENTITIES_DDL) await sql.raw(statement).execute(db);
       await backfillEntities(db as Kysely<Database>);
     },
+  },
+  '0012_entry_fields': {
+    async up(db: Kysely<unknown>) {
+      for (const statement of ENTRY_FIELDS_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0013_deleted_scopes': {
+    async up(db: Kysely<unknown>) {
+      for (const statement of DELETED_SCOPES_DDL) await sql.raw(statement).execute(db);
+    },
+  },
+  '0014_scope_hnsw_indexes': {
+    up: dropProfileHnswIndexes,
   },
 };
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPGliteMemoryStore } from '../create-store.js';
-import { closeOpenedAhead, openPGliteAhead } from './open-ahead.js';
+import { closeOpenedAhead, openedAheadFor, openPGliteAhead } from './open-ahead.js';
 import { PGliteThread } from './pglite-thread.js';
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -62,6 +62,31 @@ describe('an existing data directory opened ahead of its store', { timeout: 120_
     } finally {
       await store.close();
     }
+    expect(existsSync(lockFile)).toBe(false);
+  });
+
+  it('is left to its own store when a store of another directory opens, and closed only by its own directory', async () => {
+    const other = join(root, 'other');
+    await (await createPGliteMemoryStore({ dataDir: other })).close();
+    expect(await openPGliteAhead(dataDir)).toBe(true);
+    expect(openedAheadFor(dataDir, undefined)).toBe(true);
+    expect(openedAheadFor(other, undefined)).toBe(false);
+    expect(openedAheadFor(dataDir, '16MB')).toBe(false);
+    const otherStore = await createPGliteMemoryStore({ dataDir: other }); // e.g. a second createRuntime
+    await closeOpenedAhead(other); // nothing of the other directory's is open ahead
+    expect(openedAheadFor(dataDir, undefined)).toBe(true);
+    const opens = vi.spyOn(PGliteThread, 'open');
+    const store = await createPGliteMemoryStore({ dataDir });
+    try {
+      expect(opens).not.toHaveBeenCalled(); // it took the open begun ahead
+      expect(openedAheadFor(dataDir, undefined)).toBe(false);
+    } finally {
+      await Promise.all([store.close(), otherStore.close()]);
+    }
+    expect(existsSync(lockFile)).toBe(false);
+
+    expect(await openPGliteAhead(dataDir)).toBe(true);
+    await closeOpenedAhead(dataDir);
     expect(existsSync(lockFile)).toBe(false);
   });
 

@@ -55,31 +55,46 @@ export async function openPGliteAhead(dataDir: string, options: OpenAheadOptions
 }
 
 /**
+ * Whether an open begun ahead waits for this data directory and these settings, so that the next
+ * `createPGliteMemoryStore` of it takes that open (and its thread): a caller then needs no thread of
+ * its own started ahead (`prestartPGliteThread`).
+ */
+export function openedAheadFor(dataDir: string | undefined, sharedBuffers: string | undefined): boolean {
+  return (
+    ahead !== undefined &&
+    dataDir !== undefined &&
+    resolve(dataDir) === ahead.dataDir &&
+    sharedBuffers === ahead.sharedBuffers
+  );
+}
+
+/**
  * The open begun ahead for this data directory and these settings, now the caller's (its lock and the
- * database, once `pending.opened` settles); undefined when there is none. An open begun ahead for
- * another directory or other settings is closed first, and its lock released.
+ * database, once `pending.opened` settles); undefined when there is none. An open begun ahead for this
+ * directory with other settings is closed first, and its lock released; one of another directory is
+ * left to its own caller (a `createRuntime` of another directory may be about to take it).
  */
 export async function takeOpenedAhead(
   dataDir: string | undefined,
   sharedBuffers: string | undefined,
 ): Promise<{ claimed: ClaimedDataDir; pending: PendingOpen } | undefined> {
   const taken = ahead;
-  if (!taken) return undefined;
+  if (!taken || dataDir === undefined || resolve(dataDir) !== taken.dataDir) return undefined;
   ahead = undefined;
   taken.pending.ref();
-  if (dataDir !== undefined && resolve(dataDir) === taken.dataDir && sharedBuffers === taken.sharedBuffers)
-    return taken;
+  if (sharedBuffers === taken.sharedBuffers) return taken;
   await closeTaken(taken);
   return undefined;
 }
 
 /**
- * Closes an open begun ahead that no store took (cleanly: PostgreSQL shuts down, the lock is released).
- * For a command that stops before it opens its store, e.g. when its port cannot be bound.
+ * Closes an open begun ahead that no store took (cleanly: PostgreSQL shuts down, the lock is released);
+ * with `dataDir`, only an open of that directory. For a caller that stops before it opens its store,
+ * e.g. a command whose port cannot be bound, or a `createRuntime` that failed after it began the open.
  */
-export async function closeOpenedAhead(): Promise<void> {
+export async function closeOpenedAhead(dataDir?: string): Promise<void> {
   const taken = ahead;
-  if (!taken) return;
+  if (!taken || (dataDir !== undefined && resolve(dataDir) !== taken.dataDir)) return;
   ahead = undefined;
   taken.pending.ref();
   await closeTaken(taken);

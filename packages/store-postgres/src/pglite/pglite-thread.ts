@@ -38,15 +38,32 @@ const SHARED_BUFFERS = /^(?:[1-9][0-9]{0,6}(?:kB|MB|GB)|fit)$/;
 /** A worker started ahead of its open (prestartPGliteThread), loading PGlite until an open takes it. */
 let spare: Worker | undefined;
 
+export interface PrestartOptions {
+  /**
+   * The process has set V8's quick compile flags (`--liftoff-only`, `--wasm-lazy-validation`) for its
+   * whole life with `v8.setFlagsFromString`, as the `powercontext` commands do on Node 20 and 22: the
+   * PGlite threads of this process then leave V8's flags alone. Otherwise each thread sets them for its
+   * compile of PostgreSQL's module only (pglite-worker.ts, QUICK_COMPILE_FLAGS).
+   */
+  processSetCompileFlags?: boolean;
+}
+
+let processSetCompileFlags = false;
+
+function newWorker(): Worker {
+  return new Worker(workerFile(), { workerData: { setCompileFlags: !processSetCompileFlags } });
+}
+
 /**
  * Starts a PGlite worker thread now, without opening anything, so that loading PGlite and its
  * extensions overlaps whatever the caller does before it opens a store (for a command, loading the rest
  * of its modules). The next `PGliteThread.open` in this process takes it. An unused one never keeps
  * the process alive, and writes nothing anywhere.
  */
-export function prestartPGliteThread(): void {
+export function prestartPGliteThread(options: PrestartOptions = {}): void {
+  if (options.processSetCompileFlags) processSetCompileFlags = true;
   if (spare) return;
-  const worker = new Worker(workerFile());
+  const worker = newWorker();
   const drop = () => {
     if (spare === worker) spare = undefined;
   };
@@ -118,7 +135,7 @@ export class PGliteThread implements PGliteHandle {
     const { sharedBuffers } = options;
     if (sharedBuffers !== undefined && !SHARED_BUFFERS.test(sharedBuffers))
       return refused(new Error(`sharedBuffers "${sharedBuffers}" is not a size such as 32MB`));
-    const worker = takeSpare() ?? new Worker(workerFile());
+    const worker = takeSpare() ?? newWorker();
     worker.unref();
     let onMessage!: (ready: PGliteReady) => void;
     let onError!: (error: Error) => void;

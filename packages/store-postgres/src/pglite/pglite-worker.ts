@@ -5,7 +5,8 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parentPort, threadId } from 'node:worker_threads';
+import { setFlagsFromString } from 'node:v8';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
 import { SESSION_START_PARAMS } from '../session-settings.js';
 import { type HeldTransaction, holdTransaction } from './held-transaction.js';
@@ -106,14 +107,34 @@ async function openDatabase(open: PGliteOpen): Promise<void> {
   port.postMessage({ ready: true } satisfies PGliteReady);
 }
 
-/** PGlite's `pglite.wasm`, compiled (the compiler's tier is V8's: `--liftoff-only` where the command set it). */
+/**
+ * V8 flags for compiling PostgreSQL's module, when the process did not choose its own (rfcs/0001, "A
+ * library starts as the command does"): the baseline compiler only (`--liftoff-only`), each function
+ * checked when it is first compiled (`--wasm-lazy-validation`). The `powercontext` commands set them
+ * for their whole process; an application that opens the store through `createRuntime` cannot, so the
+ * thread sets them for the compile and clears them once it is done (V8's flags are the process's).
+ * Node 24's V8 no longer takes flags at run time: there this does nothing.
+ */
+const QUICK_COMPILE_FLAGS = ['--liftoff-only', '--wasm-lazy-validation'] as const;
+
+/** PGlite's `pglite.wasm`, compiled with V8's baseline compiler (QUICK_COMPILE_FLAGS). */
 async function compilePGliteModule(): Promise<PGliteOptions['pgliteWasmModule']> {
   const bytes = await readFile(new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite')));
   // The global WebAssembly object; this package's types (no DOM library) do not declare it.
   const { WebAssembly: wasm } = globalThis as unknown as {
     WebAssembly: { compile(bytes: Uint8Array): Promise<PGliteOptions['pgliteWasmModule']> };
   };
-  return wasm.compile(bytes);
+  // Flags the process chose (on its command line, or at run time: PrestartOptions) stay as they are.
+  const chosen = (flag: string) =>
+    process.execArgv.some((arg) => arg === flag || arg === flag.replace('--', '--no-'));
+  const scoped = (workerData as { setCompileFlags?: boolean } | null)?.setCompileFlags !== false;
+  const set = scoped ? QUICK_COMPILE_FLAGS.filter((flag) => !chosen(flag)) : [];
+  for (const flag of set) setFlagsFromString(flag);
+  try {
+    return await wasm.compile(bytes);
+  } finally {
+    for (const flag of set) setFlagsFromString(flag.replace('--', '--no-'));
+  }
 }
 
 /**

@@ -28,6 +28,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
       await client.connect();
       try {
+        // A pool's end resolves once its clients are told to end, before their server processes
+        // have gone: forcing the drop then would hand a closing client a "terminating connection"
+        // error that nothing handles. Wait a little for them to leave; force only what stays.
+        for (let waited = 0; waited < 3_000; waited += 25) {
+          const { rows } = await client.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+            [name],
+          );
+          if (rows[0]?.n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await client.end();

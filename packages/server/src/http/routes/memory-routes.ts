@@ -30,6 +30,7 @@ import {
   toPurgedMarkers,
   toPurgeTombstone,
 } from '../wire.js';
+import { wireFilterPart } from '../wire-filter.js';
 import { jsonBody, jsonOk } from './json-body.js';
 import {
   authorize,
@@ -40,7 +41,7 @@ import {
   writeOptions,
 } from './route-helpers.js';
 
-const COMMON_ERRORS = [400, 401, 403, 413, 422, 429, 500, 503] as const;
+const COMMON_ERRORS = [400, 401, 403, 410, 413, 422, 429, 500, 503] as const;
 const security = [{ bearerAuth: [] }];
 
 const WRITE_DESCRIPTION =
@@ -89,7 +90,7 @@ const getRoute = createRoute({
   request: { body: jsonBody(getEntryRequestSchema, 'The entry and, optionally, the revision.') },
   responses: {
     200: jsonOk(getEntryResponseSchema, 'The entry version current at that revision.'),
-    ...errorResponses(...COMMON_ERRORS, 404, 410),
+    ...errorResponses(...COMMON_ERRORS, 404),
   },
 });
 
@@ -110,7 +111,7 @@ const reviseRoute = createRoute({
       'The new revision and the entry’s current version.',
       writeResponseHeaders,
     ),
-    ...errorResponses(...COMMON_ERRORS, 404, 409, 410, 504),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
   },
 });
 
@@ -131,7 +132,7 @@ const forgetRoute = createRoute({
       'The new revision and the entry’s current version.',
       writeResponseHeaders,
     ),
-    ...errorResponses(...COMMON_ERRORS, 404, 409, 410, 504),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
   },
 });
 
@@ -152,7 +153,7 @@ const reactivateRoute = createRoute({
       'The new revision and the entry’s current version.',
       writeResponseHeaders,
     ),
-    ...errorResponses(...COMMON_ERRORS, 404, 409, 410, 504),
+    ...errorResponses(...COMMON_ERRORS, 404, 409, 504),
   },
 });
 
@@ -228,6 +229,9 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
           ...(body.revision === undefined ? {} : { revision: body.revision }),
           ...(body.cursor === undefined ? {} : { cursor: body.cursor }),
           ...(body.limit === undefined ? {} : { limit: body.limit }),
+          ...(body.order === undefined ? {} : { order: body.order }),
+          ...(body.text === undefined ? {} : { text: body.text }),
+          ...wireFilterPart(body.filter),
         },
         readOptions(body),
       );
@@ -236,6 +240,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
         memory: toOptionalArtifactRef(page.memory),
         entries: page.entries.map(toEntryVersion),
         ...toPurgedMarkers(page.purged, purgeView(c, body.scope_id)),
+        total: page.total ?? 0,
         ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
       },
       200,
@@ -265,6 +270,9 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, options: AppOptio
           text: body.text,
           ...(body.kind === undefined ? {} : { kind: body.kind }),
           ...(body.metadata === undefined ? {} : { metadata: asJson(body.metadata) }),
+          ...(body.tags === undefined ? {} : { tags: body.tags }),
+          ...(body.pinned === undefined ? {} : { pinned: body.pinned }),
+          ...(body.occurred_at === undefined ? {} : { occurredAt: body.occurred_at }),
         },
         writeOptions(c, c.req.valid('header')[IDEMPOTENCY_KEY_HEADER]),
       );

@@ -68,6 +68,33 @@ export function authorize(c: Context<AppEnv>, scopeId: string, permission: Permi
   }
 }
 
+/**
+ * Checks that the caller's key may use every scope of a read of several with the permission, in the
+ * order asked: the first scope it may not use is the one the 403 names.
+ */
+export function authorizeScopes(
+  c: Context<AppEnv>,
+  scopeIds: readonly string[],
+  permission: Permission,
+): void {
+  for (const scopeId of scopeIds) {
+    const decision = decideAccess(c.get('principal'), scopeId, permission);
+    if (decision === 'scope_forbidden') {
+      throw new ApiError('scope_forbidden', `This API key may not use scope "${scopeId}"`);
+    }
+    if (decision === 'permission_forbidden') {
+      throw new ApiError('permission_forbidden', `This API key lacks the ${permission} permission`);
+    }
+  }
+}
+
+/** The read options of a read of several scopes: its `min_revisions`, when the body has them. */
+export function scopesReadOptions(body: { min_revisions?: Record<string, number> | undefined }): {
+  minRevisions?: Record<string, number>;
+} {
+  return body.min_revisions === undefined ? {} : { minRevisions: body.min_revisions };
+}
+
 /** The read options of a read route: its `min_revision`, when the body has one. */
 export function readOptions(body: { min_revision?: number | undefined }): { minRevision?: number } {
   return body.min_revision === undefined ? {} : { minRevision: body.min_revision };

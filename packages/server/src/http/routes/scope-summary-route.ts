@@ -33,7 +33,7 @@ const summaryRoute = createRoute({
   request: { body: jsonBody(scopeSummaryRequestSchema, 'The scope to summarize.') },
   responses: {
     200: jsonOk(scopeSummaryResponseSchema, 'The head and the entry counts, read at one revision.'),
-    ...errorResponses(400, 401, 403, 413, 422, 429, 500, 503),
+    ...errorResponses(400, 401, 403, 410, 413, 422, 429, 500, 503),
   },
 });
 

@@ -102,8 +102,17 @@ export const entryVersionSchema = z
       .nullable()
       .openapi({ description: 'Where the entry sits in an ordered source, or null.' }),
     metadata: metadataField,
+    tags: z.array(z.string()).openapi({ description: 'Lower-case tags (RFC 0014).' }),
+    pinned: z.boolean(),
+    occurred_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The time the entry is about (UTC ISO 8601), or null.' }),
     state: z.enum(['active', 'inactive']),
-    created_at: z.string().openapi({ description: 'ISO 8601 timestamp.' }),
+    created_at: z.string().openapi({ description: 'ISO 8601 timestamp: when this version was written.' }),
+    written_at: z
+      .string()
+      .openapi({ description: 'When this version was written (ISO 8601): the same instant as created_at.' }),
   })
   .openapi('EntryVersion', { description: 'One immutable version of an entry.' });
 
@@ -135,7 +144,7 @@ const ERROR_DESCRIPTIONS = {
   401: 'Missing or unknown API key (unauthenticated).',
   403: 'The key may not use this scope (scope_forbidden) or lacks the permission (permission_forbidden).',
   404: 'Unknown entry or revision (not_found).',
-  410: 'The entry was purged (entry_purged): every version of it was erased, at every revision. details.purge says when, and by whom for a key with the purge permission.',
+  410: 'The entry was purged (entry_purged): every version of it was erased, at every revision; details.purge says when, and by whom for a key with the purge permission. Or the whole scope was deleted (scope_purged): every read and write of it answers this; details.scope holds its tombstone.',
   409: 'The scope moved during the write (revision_conflict, retryable), a read’s min_revision is not visible yet (revision_not_visible, retryable), or vector search without a complete vector index (capability_unavailable).',
   413: 'The body is larger than the configured limit (payload_too_large).',
   422: 'A field breaks a rule (invalid_request); details.issues names each field and rule. On a write: the Idempotency-Key was already used in the scope for another request (idempotency_key_reused).',

@@ -10,7 +10,8 @@ import {
   OMISSION_REASONS,
   TOKENIZER_IDS,
 } from '@powercontext/context-assembly';
-import { artifactRefSchema, minRevisionField, nullableArtifactRef, scopeIdField } from './common-schemas.js';
+import { artifactRefSchema, nullableArtifactRef } from './common-schemas.js';
+import { checkScopeTargets, scopesReadSchema, scopeTargetFields } from './scope-targets.js';
 import { searchRequestSchema } from './search-schemas.js';
 
 // The contract on the wire: the fields of the context-assembly package's AssemblyContract in snake_case.
@@ -92,17 +93,18 @@ export const assemblyContractRequestSchema = z
     description: 'The assembly contract (RFC 0008). Every field is optional; defaults fill the rest.',
   });
 
-const { query, limit, mode } = searchRequestSchema.shape;
+const { query, limit, mode, filter } = searchRequestSchema.shape;
 
 export const prepareContextRequestSchema = z
   .strictObject({
-    scope_id: scopeIdField,
+    ...scopeTargetFields,
     query,
     limit,
     mode,
+    filter,
     contract: assemblyContractRequestSchema.optional(),
-    min_revision: minRevisionField,
   })
+  .superRefine(checkScopeTargets)
   .openapi('PrepareContextRequest', {
     description: 'A search (without explain) and the contract to pack its evidence under.',
   });
@@ -184,8 +186,9 @@ export const omittedCandidateSchema = z
 export const prepareContextResponseSchema = z
   .strictObject({
     memory: nullableArtifactRef(
-      'The revision the context was read from; null when the scope was never written.',
+      'The revision the context was read from; null when the scope was never written, and with scope_ids (see scopes; each chunk cites its own).',
     ),
+    scopes: scopesReadSchema.optional(),
     mode: z.enum(['fts', 'vector', 'hybrid']),
     context: z.string().openapi({
       description:

@@ -1,5 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { ENTRY_TEXT_MAX_CHARS, LIST_LIMIT_MAX, REMEMBER_MAX_ENTRIES } from '@powercontext/memory-core';
+import {
+  ENTRY_TEXT_MAX_CHARS,
+  LIST_LIMIT_MAX,
+  LIST_TEXT_MAX_CHARS,
+  REMEMBER_MAX_ENTRIES,
+} from '@powercontext/memory-core';
 import {
   artifactRefSchema,
   entryVersionSchema,
@@ -12,6 +17,13 @@ import {
   sourceRefSchema,
   uuidField,
 } from './common-schemas.js';
+import {
+  entryFilterWireSchema,
+  listOrderField,
+  occurredAtField,
+  pinnedField,
+  tagsField,
+} from './steering-schemas.js';
 
 const textField = z
   .string({ error: 'text must be a string' })
@@ -31,6 +43,16 @@ const listLimitField = z
   .max(LIST_LIMIT_MAX, { error: `limit must be at most ${LIST_LIMIT_MAX}` })
   .optional()
   .openapi({ description: `Page size, 1-${LIST_LIMIT_MAX}; default 50.` });
+
+// A list's text filter (RFC 0014, "List"); the runtime also refuses NUL and lone surrogates.
+const listTextField = z
+  .string({ error: 'text must be a string' })
+  .min(1, { error: 'text must be at least 1 character' })
+  .max(LIST_TEXT_MAX_CHARS, { error: `text must be at most ${LIST_TEXT_MAX_CHARS} characters` })
+  .openapi({
+    description: `Only entries whose text contains this (1-${LIST_TEXT_MAX_CHARS} characters), ignoring case: both are folded to lower case one character at a time, as PostgreSQL's lower() does. Matched literally: % _ and \\ are plain characters. Counted by total.`,
+    example: 'invoice',
+  });
 
 const cursorField = z
   .string({ error: 'cursor must be a string' })
@@ -54,6 +76,9 @@ export const rememberRequestSchema = z
           sources: z.array(sourceRefSchema, { error: 'sources must be a list' }).optional(),
           position: positionSchema.optional(),
           metadata: metadataField.optional(),
+          tags: tagsField.optional(),
+          pinned: pinnedField.optional(),
+          occurred_at: occurredAtField.optional(),
         }),
         { error: 'entries must be a list' },
       )
@@ -76,6 +101,12 @@ export const reviseRequestSchema = z
     text: textField,
     kind: kindField.optional(),
     metadata: metadataField.optional(),
+    tags: tagsField.optional().openapi({ description: 'Replaces the tags; absent keeps them.' }),
+    pinned: pinnedField.optional().openapi({ description: 'Absent keeps the current value.' }),
+    occurred_at: occurredAtField
+      .nullable()
+      .optional()
+      .openapi({ description: 'RFC 3339; null clears it, absent keeps it.' }),
   })
   .openapi('ReviseRequest');
 
@@ -102,6 +133,9 @@ export const listEntriesRequestSchema = z
     cursor: cursorField,
     limit: listLimitField,
     min_revision: minRevisionField,
+    filter: entryFilterWireSchema.optional(),
+    order: listOrderField.optional(),
+    text: listTextField.optional(),
   })
   .openapi('ListEntriesRequest');
 
@@ -136,7 +170,10 @@ export const listEntriesResponseSchema = z
     entries: z.array(entryVersionSchema),
     purged: z.array(purgedEntryMarkerSchema).optional().openapi({
       description:
-        'Present when entries of this page’s range of entry ids were erased by a later purge (never at the head). Together with `entries` they make the page, in entry id order.',
+        'Present when entries of this page’s range of entry ids were erased by a later purge (never at the head). Together with `entries` they make the page, in entry id order. Only in the entry_id order of a list without a filter or a text.',
+    }),
+    total: z.int().min(0).openapi({
+      description: 'How many entries at the revision match the state, the filter and the text (every page).',
     }),
     next_cursor: z.string().optional(),
   })
