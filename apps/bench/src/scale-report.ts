@@ -94,8 +94,9 @@ const floorModeSchema = z.strictObject({
 /** The search floor (issue 13): hand-written SQL with the product's semantics on its own tables. */
 export const searchFloorSchema = z.strictObject({
   fts: floorModeSchema,
-  vector: floorModeSchema,
-  hybrid: floorModeSchema,
+  /** Absent when every scope queried is searched through its HNSW index (the floor's cosine is exact). */
+  vector: floorModeSchema.optional(),
+  hybrid: floorModeSchema.optional(),
 });
 export type SearchFloor = z.infer<typeof searchFloorSchema>;
 
