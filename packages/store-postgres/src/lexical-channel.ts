@@ -59,6 +59,11 @@ export class LexicalChannel {
     return (await this.#memory?.answer(query)) ?? this.#lexicalSearchStatement(query);
   }
 
+  /** After this process's write made `revision`: the scope's index in memory, if held, follows it. */
+  async follow(scopeId: string, revision: number): Promise<void> {
+    await this.#memory?.follow(scopeId, revision);
+  }
+
   /**
    * `search` of one query in several scopes, each at its own revision: the scopes whose index is held
    * are answered from memory together (`LexicalMemory.answerScopes`: one short read for all of them),

@@ -83,6 +83,8 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
     let cached: PostgresMemoryStore;
     let statement: PostgresMemoryStore;
     let service: MemoryService;
+    /** Writes as another process would: through a store that holds no index. */
+    let elsewhere: MemoryService;
     const scopeId = `lexical-cache-${randomUUID()}`;
     const bm25 = createRrfRetrievalPolicy().bm25;
 
@@ -101,14 +103,12 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       });
       const embedder = createFakeEmbedder();
       await cached.prepareEmbeddingProfile(embedder.profile);
-      service = new MemoryService({
-        store: cached,
-        embedder,
-        retrievalPolicy: {
-          ...createRrfRetrievalPolicy(),
-          lexicalProjection: lexicalProjectionPolicy([0.5, 0.25]),
-        },
-      });
+      const retrievalPolicy = {
+        ...createRrfRetrievalPolicy(),
+        lexicalProjection: lexicalProjectionPolicy([0.5, 0.25]),
+      };
+      service = new MemoryService({ store: cached, embedder, retrievalPolicy });
+      elsewhere = new MemoryService({ store: statement, embedder, retrievalPolicy });
       const texts = corpus(240, 7);
       for (let start = 0; start < texts.length; start += 80) {
         await service.remember(scopeId, {
@@ -173,20 +173,23 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       expect(first.candidates.length).toBeGreaterThan(5);
     });
 
-    it('answers a new revision (revised, forgotten entries) as the statement does', {
+    it("answers a new revision (revised, forgotten entries, another process's writes) as the statement does", {
       timeout: 120_000,
     }, async () => {
       const before = (await cached.head(scopeId))!.revision;
       const listed = await cached.listEntries({ scopeId, revision: before, state: 'active', limit: 10 });
-      await service.revise(scopeId, { entryId: listed[0]!.entryId, text: 'harbour harbour lantern zephyr' });
-      await service.forget(scopeId, { entryId: listed[1]!.entryId });
+      await elsewhere.revise(scopeId, {
+        entryId: listed[0]!.entryId,
+        text: 'harbour harbour lantern zephyr',
+      });
+      await elsewhere.forget(scopeId, { entryId: listed[1]!.entryId });
       const head = (await cached.head(scopeId))!.revision;
       expect(cache.lookup(scopeId, head)).toBeUndefined();
       await holdIndex(head);
       await expectSameAnswers(head);
     });
 
-    it('follows writes by their delta: the first search after each write answers from memory, as the statement does', {
+    it("follows writes by their delta: its own before the write returns, another process's at the first search after them, as the statement answers", {
       timeout: 120_000,
     }, async () => {
       const start = (await cached.head(scopeId))!.revision;
@@ -211,12 +214,17 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       ];
       for (const write of writes) {
         await write();
-        await expectSameAnswers((await cached.head(scopeId))!.revision);
+        const revision = (await cached.head(scopeId))!.revision;
+        // Moved forward by the write itself, before any search.
+        expect(cache.latest(scopeId)?.revision).toBe(revision);
+        await expectSameAnswers(revision);
       }
+      const before = (await cached.head(scopeId))!.revision;
       for (const entry of listed.slice(10, 14)) {
-        await service.revise(scopeId, { entryId: entry.entryId, text: `${entry.text} thunder meadow` });
+        await elsewhere.revise(scopeId, { entryId: entry.entryId, text: `${entry.text} thunder meadow` });
       }
       const head = (await cached.head(scopeId))!.revision;
+      expect(cache.latest(scopeId)?.revision).toBe(before);
       await expectSameAnswers(head);
       // One index, moved forward in place: no whole read was needed.
       expect(cache.lookup(scopeId, head)).toBe(held);

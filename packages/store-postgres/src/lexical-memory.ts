@@ -98,6 +98,15 @@ export class LexicalMemory {
     return answers;
   }
 
+  /**
+   * After this process's write made `revision`: the scope's index, if held at an earlier revision, moves
+   * forward to it now (one delta read), so the searches after the write find it there.
+   */
+  async follow(scopeId: string, revision: number): Promise<void> {
+    const held = this.#cache.latest(scopeId);
+    if (held && held.revision < revision) await this.#indexAt(scopeId, revision);
+  }
+
   #indexAt(scopeId: string, revision: number): Promise<ScopeLexicalIndex | undefined> {
     return this.#catchUps.indexAt(scopeId, revision, {
       lookup: () => this.#cache.lookup(scopeId, revision),

@@ -160,12 +160,37 @@ export class PostgresMemoryStore implements MemoryStore {
 
   // Writes
 
-  write<T>(
+  /**
+   * One revision's write. Once it has committed new entry versions, the scope's indexes this process
+   * holds in memory follow it (one delta read each, RFC 0002, "Indexes that follow writes") before the
+   * write returns, so the searches after it are answered from memory at its revision.
+   */
+  async write<T>(
     scopeId: string,
     expectedRevision: number,
     work: (tx: MemoryWriteTransaction) => Promise<T>,
   ): Promise<T> {
-    return guardStoreErrors(() => this.#writes.write(scopeId, expectedRevision, work));
+    let appended = false;
+    const result = await guardStoreErrors(() =>
+      this.#writes.write(scopeId, expectedRevision, (tx) =>
+        work({
+          ...tx,
+          appendRevision: (...args) => {
+            appended = true;
+            return tx.appendRevision(...args);
+          },
+        }),
+      ),
+    );
+    if (appended && !this.#closed) {
+      const revision = expectedRevision + 1;
+      // The write has committed: an index that cannot follow is dropped by its catch-up, never reported.
+      await Promise.all([
+        this.#lexical.follow(scopeId, revision),
+        this.#vector.follow(scopeId, revision),
+      ]).catch(() => {});
+    }
+    return result;
   }
 
   idempotencyRecord(scopeId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined> {

@@ -182,6 +182,11 @@ export class ScopeIndexCache<T extends CachedIndex> {
     this.#held -= index.size;
   }
 
+  /** The held indexes whose key satisfies `test` (not a use). */
+  heldWhere(test: (key: string) => boolean): T[] {
+    return [...this.#indexes].flatMap(([key, index]) => (test(key) ? [index] : []));
+  }
+
   /** Drops every held index whose key satisfies `test`. */
   dropWhere(test: (key: string) => boolean): void {
     for (const key of [...this.#indexes.keys()]) if (test(key)) this.drop(key);

@@ -113,6 +113,31 @@ export class VectorChannel {
   }
 
   /**
+   * After this process's write made `revision`: the scope's vector indexes in memory (any profile),
+   * if held at an earlier revision, move forward to it now (one delta read each).
+   */
+  async follow(scopeId: string, revision: number): Promise<void> {
+    const cache = this.#vectorIndexes;
+    if (!cache) return;
+    await Promise.all(
+      cache
+        .heldOf(scopeId)
+        .map(({ profileId, revision: at }) =>
+          at < revision ? this.#heldAt(cache, scopeId, profileId, revision) : undefined,
+        ),
+    );
+  }
+
+  /** The pair's index at the revision: held there, or held earlier and caught up (one read at a time). */
+  #heldAt(cache: VectorIndexCache, scopeId: string, profileId: string, revision: number) {
+    return this.#catchUps.indexAt(`${scopeId}\u0000${profileId}`, revision, {
+      lookup: () => cache.lookup(scopeId, profileId, revision),
+      latest: () => cache.latest(scopeId, profileId),
+      catchUp: (index) => this.#catchUp(cache, index, revision),
+    });
+  }
+
+  /**
    * How the channel answers a query: by the scope's own HNSW index (`approximate`: a scope over the
    * exact-scan limit that has one), or exactly, with the scope's vector index in memory when it is held
    * at the query's revision (caught up to it if need be).
@@ -128,13 +153,7 @@ export class VectorChannel {
     if (!exact) return { kind: 'approximate' };
     const cache = query.limit > 0 && isSparseQuery(query.vector) ? this.#vectorIndexes : undefined;
     const { scopeId, profileId, revision } = query;
-    const held =
-      cache &&
-      (await this.#catchUps.indexAt(`${scopeId}\u0000${profileId}`, revision, {
-        lookup: () => cache.lookup(scopeId, profileId, revision),
-        latest: () => cache.latest(scopeId, profileId),
-        catchUp: (index) => this.#catchUp(cache, index, revision),
-      }));
+    const held = cache && (await this.#heldAt(cache, scopeId, profileId, revision));
     return { kind: 'exact', cache, held: held || undefined };
   }
 

@@ -52,6 +52,8 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
     let cached: PostgresMemoryStore;
     let statement: PostgresMemoryStore;
     let service: MemoryService;
+    /** Writes as another process would: through a store that holds no index. */
+    let elsewhere: MemoryService;
     const embedder = createSparseEmbedder();
     const profileId = embedder.profile.id;
     const scopeId = `vector-cache-${randomUUID()}`;
@@ -73,6 +75,11 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       });
       await cached.prepareEmbeddingProfile(embedder.profile);
       service = new MemoryService({ store: cached, embedder, retrievalPolicy: createRrfRetrievalPolicy() });
+      elsewhere = new MemoryService({
+        store: statement,
+        embedder,
+        retrievalPolicy: createRrfRetrievalPolicy(),
+      });
       const texts = corpus(600, 11);
       for (let start = 0; start < texts.length; start += 200) {
         await service.remember(scopeId, {
@@ -171,13 +178,16 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       expect(cache.counts.answered).toBe(answered);
     });
 
-    it('answers a new revision (revised, forgotten entries) as the exact scan does', {
+    it("answers a new revision (revised, forgotten entries, another process's writes) as the exact scan does", {
       timeout: 120_000,
     }, async () => {
       const before = (await cached.head(scopeId))!.revision;
       const listed = await cached.listEntries({ scopeId, revision: before, state: 'active', limit: 10 });
-      await service.revise(scopeId, { entryId: listed[0]!.entryId, text: 'harbour harbour lantern zephyr' });
-      await service.forget(scopeId, { entryId: listed[1]!.entryId });
+      await elsewhere.revise(scopeId, {
+        entryId: listed[0]!.entryId,
+        text: 'harbour harbour lantern zephyr',
+      });
+      await elsewhere.forget(scopeId, { entryId: listed[1]!.entryId });
       const head = (await cached.head(scopeId))!.revision;
       expect(cache.lookup(scopeId, profileId, head)).toBeUndefined();
       await holdIndex(head);
@@ -188,7 +198,7 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       expect(await cached.vectorSearch(asked)).toEqual(await statement.vectorSearch(asked));
     });
 
-    it('follows writes by their delta: the first search after each write takes its candidates from memory', {
+    it("follows writes by their delta (its own before the write returns, another process's at the next search), and takes the candidates from memory", {
       timeout: 120_000,
     }, async () => {
       const start = (await cached.head(scopeId))!.revision;
@@ -209,6 +219,8 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       for (const write of writes) {
         await write();
         const head = (await cached.head(scopeId))!.revision;
+        // Moved forward by the write itself, before any search.
+        expect(cache.latest(scopeId, profileId)?.revision).toBe(head);
         expect(await expectSameAnswers(head)).toBeGreaterThanOrEqual(
           (QUERIES.length - 1) * LIMITS.length - 2,
         );
@@ -227,6 +239,13 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       expect(live.sort()).toEqual(active.map((version) => version.entryVersionId).sort());
       expect(cache.counts.read).toBe(reads);
       expect(cache.counts.caughtUp - caughtUp).toBe(writes.length);
+      // A write this store did not make (another process's) is followed at the next search.
+      await elsewhere.remember(scopeId, { entries: [{ text: 'granite harbour, written elsewhere' }] });
+      const next = (await cached.head(scopeId))!.revision;
+      expect(cache.latest(scopeId, profileId)?.revision).toBe(head);
+      await expectSameAnswers(next);
+      expect(cache.lookup(scopeId, profileId, next)).toBe(held);
+      expect(cache.counts.caughtUp - caughtUp).toBe(writes.length + 1);
       // The revision the index was read at is answered exactly, by the scan.
       const asked = {
         scopeId,

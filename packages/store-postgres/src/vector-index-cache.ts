@@ -121,6 +121,12 @@ export class VectorIndexCache {
     this.#cache.readFailed(keyOf(scopeId, profileId));
   }
 
+  /** The scope's indexes held, of every profile, at whatever revision (not a use). */
+  heldOf(scopeId: string): ScopeVectorIndex[] {
+    const prefix = keyOf(scopeId, '');
+    return this.#cache.heldWhere((key) => key.startsWith(prefix));
+  }
+
   /** Drops the scope's indexes of every profile. */
   drop(scopeId: string): void {
     const prefix = keyOf(scopeId, '');
