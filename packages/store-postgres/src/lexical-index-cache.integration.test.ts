@@ -196,7 +196,6 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       await holdIndex(start);
       const held = cache.lookup(scopeId, start)!;
       const caughtUp = cache.counts.caughtUp;
-      const reads = cache.counts.read;
       const listed = await cached.listEntries({ scopeId, revision: start, state: 'active', limit: 30 });
       // Each kind of write: new entries in an existing source (their neighbours are re-projected), an
       // unpositioned entry, a revision, a forget, and several writes before one search.
@@ -228,7 +227,8 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       await expectSameAnswers(head);
       // One index, moved forward in place: no whole read was needed.
       expect(cache.lookup(scopeId, head)).toBe(held);
-      expect(cache.counts.read).toBe(reads);
+      // (Not `counts.read`: under load a whole read begun by an earlier test can end during this one, and
+      // is then discarded as older; the held object above is what shows that no read replaced it.)
       expect(cache.counts.caughtUp - caughtUp).toBe(writes.length + 1);
       // A revision older than the one held is answered by the statement, and still the same.
       const older = { scopeId, revision: start, query: 'harbour lantern', limit: 40, bm25 };

@@ -206,7 +206,6 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       const held = cache.lookup(scopeId, profileId, start)!;
       const [removed, added] = [held.removedCount, held.added.ids.length];
 
-      const reads = cache.counts.read;
       const caughtUp = cache.counts.caughtUp;
       const listed = await cached.listEntries({ scopeId, revision: start, state: 'active', limit: 30 });
       const writes: (() => Promise<unknown>)[] = [
@@ -237,7 +236,8 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       ];
       const active = await cached.listEntries({ scopeId, revision: head, state: 'active', limit: 10_000 });
       expect(live.sort()).toEqual(active.map((version) => version.entryVersionId).sort());
-      expect(cache.counts.read).toBe(reads);
+      // (Not `counts.read`: under load a whole read begun by an earlier test can end during this one, and
+      // is then discarded as older; the held object above is what shows that no read replaced it.)
       expect(cache.counts.caughtUp - caughtUp).toBe(writes.length);
       // A write this store did not make (another process's) is followed at the next search.
       await elsewhere.remember(scopeId, { entries: [{ text: 'granite harbour, written elsewhere' }] });
