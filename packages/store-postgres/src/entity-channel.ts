@@ -32,8 +32,11 @@ function holdersOf(listed: string, scopeId: string, revision: number) {
     SELECT e.entity, e.entry_version_id, v.entry_id
     FROM ${sql.table(listed)} l
     JOIN pc_entities e ON e.scope_id = ${scopeId} AND e.entity = l.entity
-    JOIN pc_entry_versions v ON v.entry_version_id = e.entry_version_id
-    WHERE ${visibleAt(revision)} AND v.state = 'active'`;
+    CROSS JOIN LATERAL (
+      SELECT v.entry_id FROM pc_entry_versions v
+      WHERE v.entry_version_id = e.entry_version_id AND ${visibleAt(revision)} AND v.state = 'active'
+      LIMIT 1
+    ) v`;
 }
 
 const SUMMED_IDF = sql`sum(ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) ORDER BY m.entity COLLATE "C")`;

@@ -129,8 +129,10 @@ export class LexicalChannel {
       )
       SELECT v.entry_id, v.entry_version_id, top.score, top.matched_terms,
         cardinality((SELECT lexemes FROM q)) AS query_terms, (SELECT s.n * s.avgdl FROM stats s) AS total_length
-      FROM top JOIN pc_entry_versions v USING (entry_version_id)
-      WHERE v.state = 'active'
+      FROM top CROSS JOIN LATERAL (
+        SELECT v.entry_id, v.entry_version_id FROM pc_entry_versions v
+        WHERE v.entry_version_id = top.entry_version_id AND v.state = 'active' LIMIT 1
+      ) v
       ORDER BY top.score DESC, v.entry_id, v.entry_version_id
       LIMIT ${query.limit}`,
     );
@@ -178,7 +180,9 @@ export class LexicalChannel {
         FROM asked a
         JOIN pc_lexical_postings l ON l.scope_id = ${query.scopeId} AND l.projection_id = a.projection_id
         JOIN q ON q.lexeme = l.lexeme
-        JOIN pc_entry_versions v ON v.entry_version_id = a.entry_version_id
+        CROSS JOIN LATERAL (
+          SELECT v.search_vector FROM pc_entry_versions v WHERE v.entry_version_id = a.entry_version_id LIMIT 1
+        ) v
       ) found
       ORDER BY found.first NULLS FIRST, found.lexeme`.execute(this.#db);
     const queryTerms: string[] = [];

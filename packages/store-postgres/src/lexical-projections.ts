@@ -190,7 +190,10 @@ export async function insertProjections(
     WITH parts AS MATERIALIZED (
       SELECT pt.target, pt.weight, v.lexical_length, v.search_vector
       FROM unnest(${targets}::uuid[], ${sources}::uuid[], ${weights}::float8[]) AS pt(target, source, weight)
-      JOIN pc_entry_versions v ON v.entry_version_id = pt.source
+      CROSS JOIN LATERAL (
+        SELECT v.lexical_length, v.search_vector FROM pc_entry_versions v
+        WHERE v.entry_version_id = pt.source LIMIT 1
+      ) v
     ), sized AS (
       SELECT pt.target, sum(pt.weight * pt.lexical_length) AS len FROM parts pt GROUP BY pt.target
     ), inserted AS (

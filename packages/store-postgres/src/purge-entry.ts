@@ -195,7 +195,9 @@ async function deletePostings(db: Kysely<Database>, scopeId: string, projectionI
         UNION ALL
         SELECT (n->>'entryVersionId')::uuid FROM jsonb_array_elements(p.context) n
       ) s
-      JOIN pc_entry_versions v ON v.entry_version_id = s.source
+      CROSS JOIN LATERAL (
+        SELECT v.search_vector FROM pc_entry_versions v WHERE v.entry_version_id = s.source LIMIT 1
+      ) v
       CROSS JOIN LATERAL unnest(v.search_vector) x
       WHERE p.projection_id = ANY(${ids})))`.execute(db);
 }
@@ -217,7 +219,10 @@ async function reprojectInPlace(
     WITH parts AS MATERIALIZED (
       SELECT pt.projection_id, pt.weight, v.lexical_length, v.search_vector
       FROM unnest(${targets}::bigint[], ${sources}::uuid[], ${weights}::float8[]) AS pt(projection_id, source, weight)
-      JOIN pc_entry_versions v ON v.entry_version_id = pt.source
+      CROSS JOIN LATERAL (
+        SELECT v.lexical_length, v.search_vector FROM pc_entry_versions v
+        WHERE v.entry_version_id = pt.source LIMIT 1
+      ) v
     ), sized AS (
       SELECT pt.projection_id, sum(pt.weight * pt.lexical_length) AS len FROM parts pt GROUP BY pt.projection_id
     ), updated AS (

@@ -1,5 +1,5 @@
 import type { VectorSearchQuery } from '@powercontext/memory-core';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { visibleAt } from './entry-version-row.js';
 import { filterCondition } from './filter-sql.js';
 import { type CandidateRow, purgeMarkOf, textArrayLiteral } from './store-sql.js';
@@ -43,7 +43,7 @@ export function hnswVectorSearch(query: VectorSearchQuery) {
       LIMIT ${query.limit}
     )
     SELECT v.entry_id, v.entry_version_id, ${cosineOf(sql`n.distance`)} AS cosine
-    FROM nearest n JOIN pc_entry_versions v ON v.entry_version_id = n.entry_version_id
+    FROM nearest n CROSS JOIN LATERAL (${versionOf(sql`n.entry_version_id`)}) v
     ORDER BY ${cosineOf(sql`n.distance`)} DESC, v.entry_id, v.entry_version_id`;
 }
 
@@ -72,7 +72,7 @@ export function exactVectorSearch(query: VectorSearchQuery) {
       FETCH FIRST (${query.limit}::bigint) ROWS WITH TIES
     )
     SELECT v.entry_id, v.entry_version_id, t.cosine
-    FROM top t JOIN pc_entry_versions v ON v.entry_version_id = t.entry_version_id
+    FROM top t CROSS JOIN LATERAL (${versionOf(sql`t.entry_version_id`)}) v
     ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
     LIMIT ${query.limit}`;
 }
@@ -81,7 +81,7 @@ export function exactVectorSearch(query: VectorSearchQuery) {
 export function scoreVersions(query: VectorSearchQuery, entryVersionIds: readonly string[]) {
   return sql<CandidateRow & { cosine: number }>`
     SELECT v.entry_id, v.entry_version_id, ${sparseCosineTo(query.vector)} AS cosine
-    FROM pc_embeddings e JOIN pc_entry_versions v ON v.entry_version_id = e.entry_version_id
+    FROM pc_embeddings e CROSS JOIN LATERAL (${versionOf(sql`e.entry_version_id`)}) v
     WHERE e.entry_version_id = ANY(${quotedArrayLiteral(entryVersionIds)}::uuid[])
       AND e.profile_id = ${query.profileId} AND e.scope_id = ${query.scopeId}
     ORDER BY 3 DESC, v.entry_id, v.entry_version_id
@@ -137,7 +137,7 @@ export function scoreHeldCandidatesOfScopes(
         row_number() OVER (PARTITION BY c.at ORDER BY r.cosine DESC, v.entry_id, v.entry_version_id) AS n
       FROM scored r
       JOIN c ON c.entry_version_id = r.entry_version_id
-      JOIN pc_entry_versions v ON v.entry_version_id = r.entry_version_id
+      CROSS JOIN LATERAL (${versionOf(sql`r.entry_version_id`)}) v
     )
     SELECT s.at, s.purged, r.entry_id, r.entry_version_id, r.cosine
     FROM s LEFT JOIN ranked r ON r.at = s.at AND r.n <= ${query.limit}
@@ -185,4 +185,13 @@ export function vectorDelta(scopeId: string, profileId: string, from: number, to
     WHERE w.state = 'active' AND (w.superseded_revision IS NULL OR w.superseded_revision > ${to})
     UNION ALL
     SELECT 'gone', w.previous_version_id, NULL, NULL FROM written w WHERE w.previous_version_id IS NOT NULL`;
+}
+
+/**
+ * The identity of one entry version, looked up by its key: a lateral probe, so that the few rows a
+ * channel found are each joined by an index lookup. Joined plainly, a planner without statistics
+ * (PGlite is never analysed) may scan every version of the table once per found row.
+ */
+function versionOf(entryVersionId: RawBuilder<unknown>) {
+  return sql`SELECT v.entry_id, v.entry_version_id FROM pc_entry_versions v WHERE v.entry_version_id = ${entryVersionId} LIMIT 1`;
 }
