@@ -111,8 +111,10 @@ export class LexicalChannel {
       ), matches AS MATERIALIZED (
         SELECT l.lexeme, p.entry_version_id, l.tf, p.lexical_length AS len,
           count(*) OVER (PARTITION BY l.lexeme)::float8 AS df
-        FROM postings l JOIN pc_lexical_projections p ON p.projection_id = l.projection_id
-        WHERE ${projectionVisibleAt(query.revision)}
+        FROM postings l CROSS JOIN LATERAL (
+          SELECT p.entry_version_id, p.lexical_length FROM pc_lexical_projections p
+          WHERE p.projection_id = l.projection_id AND ${projectionVisibleAt(query.revision)} LIMIT 1
+        ) p
       ), scored AS MATERIALIZED (
         SELECT m.entry_version_id,
           sum(${bm25Idf(sql`s.n`, sql`m.df`)}
