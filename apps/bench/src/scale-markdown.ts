@@ -124,7 +124,7 @@ function floorTable(report: ScaleReport): string[] {
         const f = floor[mode];
         if (!f) {
           lines.push(
-            `| ${count(size.entries)} | ${size.scopes} | ${store.store} | ${mode} | not compared: every scope has an HNSW index (approximate) | | |`,
+            `| ${count(size.entries)} | ${size.scopes} | ${store.store} | ${mode} | not compared: too few queries of scopes without an HNSW index (approximate) | | |`,
           );
           continue;
         }

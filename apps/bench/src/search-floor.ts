@@ -159,9 +159,14 @@ export async function measureSearchFloor(
         mode === 'fts' ? queries : queries.filter((query) => !approximate.has(scopeName(query.scope)));
       if (compared.length <= WARMUP_QUERIES) {
         console.log(
-          `${label} ${mode} floor: not compared, every scope queried has an HNSW index (approximate, over the exact-scan limit)`,
+          `${label} ${mode} floor: not compared, ${compared.length} queries of scopes without an HNSW index (approximate, over the exact-scan limit) are no more than the warm-up`,
         );
         continue;
+      }
+      if (compared.length < queries.length) {
+        console.log(
+          `${label} ${mode} floor: compared on the ${compared.length} of ${queries.length} queries whose scope has no HNSW index`,
+        );
       }
       const bar = createProgressBar(`${label} ${mode} product vs floor`, compared.length);
       bar.update(0);

@@ -198,7 +198,7 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       const caughtUp = cache.counts.caughtUp;
       const listed = await cached.listEntries({ scopeId, revision: start, state: 'active', limit: 30 });
       // Each kind of write: new entries in an existing source (their neighbours are re-projected), an
-      // unpositioned entry, a revision, a forget, and several writes before one search.
+      // unpositioned entry, a revision, a forget; then several writes of another process before one search.
       const writes: (() => Promise<unknown>)[] = [
         () =>
           service.remember(scopeId, {

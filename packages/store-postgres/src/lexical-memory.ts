@@ -104,12 +104,17 @@ export class LexicalMemory {
    */
   async follow(scopeId: string, revision: number): Promise<void> {
     const held = this.#cache.latest(scopeId);
-    if (held && held.revision < revision) await this.#indexAt(scopeId, revision);
+    if (held && held.revision < revision) await this.#indexAt(scopeId, revision, false);
   }
 
-  #indexAt(scopeId: string, revision: number): Promise<ScopeLexicalIndex | undefined> {
+  /** The scope's index at the revision; a search's (`use`) counts as a use of it, a write's follow not. */
+  #indexAt(scopeId: string, revision: number, use = true): Promise<ScopeLexicalIndex | undefined> {
     return this.#catchUps.indexAt(scopeId, revision, {
-      lookup: () => this.#cache.lookup(scopeId, revision),
+      lookup: () => {
+        if (use) return this.#cache.lookup(scopeId, revision);
+        const held = this.#cache.latest(scopeId);
+        return held?.revision === revision ? held : undefined;
+      },
       latest: () => this.#cache.latest(scopeId),
       catchUp: (held) => this.#catchUp(held, revision),
     });

@@ -96,6 +96,9 @@ export interface IndexCounts {
   vector?: IndexCacheCounts;
 }
 
+/** The longest a write waits for its scope's indexes in memory to follow it (PostgresMemoryStore.write). */
+const FOLLOW_WAIT_MS = 250;
+
 /**
  * The MemoryStore port on PostgreSQL-compatible databases (PostgreSQL through `pg`, or PGlite): a thin
  * composition of one part per concern, each in its own file: revision writes (`revision-writes.ts`,
@@ -175,9 +178,10 @@ export class PostgresMemoryStore implements MemoryStore {
       this.#writes.write(scopeId, expectedRevision, (tx) =>
         work({
           ...tx,
-          appendRevision: (...args) => {
+          appendRevision: async (...args) => {
+            const appendedRevision = await tx.appendRevision(...args);
             appended = true;
-            return tx.appendRevision(...args);
+            return appendedRevision;
           },
         }),
       ),
@@ -185,10 +189,21 @@ export class PostgresMemoryStore implements MemoryStore {
     if (appended && !this.#closed) {
       const revision = expectedRevision + 1;
       // The write has committed: an index that cannot follow is dropped by its catch-up, never reported.
-      await Promise.all([
+      // The write waits FOLLOW_WAIT_MS at most; a slower catch-up goes on, and a search of the scope
+      // waits for it (CatchUps).
+      const followed = Promise.all([
         this.#lexical.follow(scopeId, revision),
         this.#vector.follow(scopeId, revision),
-      ]).catch(() => {});
+      ]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        followed.catch(() => {}),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, FOLLOW_WAIT_MS);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
     }
     return result;
   }

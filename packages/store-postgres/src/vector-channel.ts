@@ -123,15 +123,22 @@ export class VectorChannel {
       cache
         .heldOf(scopeId)
         .map(({ profileId, revision: at }) =>
-          at < revision ? this.#heldAt(cache, scopeId, profileId, revision) : undefined,
+          at < revision ? this.#heldAt(cache, scopeId, profileId, revision, false) : undefined,
         ),
     );
   }
 
-  /** The pair's index at the revision: held there, or held earlier and caught up (one read at a time). */
-  #heldAt(cache: VectorIndexCache, scopeId: string, profileId: string, revision: number) {
+  /**
+   * The pair's index at the revision: held there, or held earlier and caught up (one read at a time).
+   * A search's (`use`) counts as a use of it; a write's follow does not.
+   */
+  #heldAt(cache: VectorIndexCache, scopeId: string, profileId: string, revision: number, use = true) {
     return this.#catchUps.indexAt(`${scopeId}\u0000${profileId}`, revision, {
-      lookup: () => cache.lookup(scopeId, profileId, revision),
+      lookup: () => {
+        if (use) return cache.lookup(scopeId, profileId, revision);
+        const held = cache.latest(scopeId, profileId);
+        return held?.revision === revision ? held : undefined;
+      },
       latest: () => cache.latest(scopeId, profileId),
       catchUp: (index) => this.#catchUp(cache, index, revision),
     });
@@ -240,6 +247,8 @@ export class VectorChannel {
   /** The versions the index in memory hands the database to score, or undefined (the exact scan answers). */
   async #candidatesOf(index: ScopeVectorIndex, query: VectorSearchQuery): Promise<string[] | undefined> {
     const kept = query.filter && (await this.#filtered.kept(query.scopeId, query.revision, query.filter));
+    // A write of this process may have moved the index past the query's revision meanwhile (in place).
+    if (index.revision !== query.revision) return undefined;
     return vectorCandidates(
       index,
       query.vector,
