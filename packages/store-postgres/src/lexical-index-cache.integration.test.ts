@@ -10,6 +10,7 @@ import {
   openMigratedPGlite,
   openMigratedPostgres,
 } from './testing-support/migrated-backends.js';
+import { wordCorpus } from './testing-support/word-corpus.js';
 
 /**
  * The lexical index in memory (RFC 0002) must answer what the lexical statement answers: the same
@@ -51,17 +52,8 @@ const VOCABULARY = [
 ];
 
 /** A deterministic corpus: short turns over a small vocabulary, so terms repeat and scores tie. */
-function corpus(count: number, seed: number): string[] {
-  let state = seed;
-  const next = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state;
-  };
-  return Array.from({ length: count }, () => {
-    const words = 2 + (next() % 9);
-    return Array.from({ length: words }, () => VOCABULARY[next() % VOCABULARY.length]).join(' ');
-  });
-}
+const corpus = (count: number, seed: number) =>
+  wordCorpus(VOCABULARY, { count, seed, minWords: 2, spread: 9 });
 
 const QUERIES = [
   'harbour lantern',

@@ -9,6 +9,7 @@ import {
   openMigratedPostgres,
 } from './testing-support/migrated-backends.js';
 import { createSparseEmbedder } from './testing-support/sparse-embedder.js';
+import { wordCorpus } from './testing-support/word-corpus.js';
 import { VectorIndexCache } from './vector-index-cache.js';
 
 /**
@@ -23,17 +24,8 @@ const VOCABULARY =
   );
 
 /** A deterministic corpus: short turns over a small vocabulary, so directions repeat and cosines tie. */
-function corpus(count: number, seed: number): string[] {
-  let state = seed;
-  const next = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state;
-  };
-  return Array.from({ length: count }, () => {
-    const words = 1 + (next() % 6);
-    return Array.from({ length: words }, () => VOCABULARY[next() % VOCABULARY.length]).join(' ');
-  });
-}
+const corpus = (count: number, seed: number) =>
+  wordCorpus(VOCABULARY, { count, seed, minWords: 1, spread: 6 });
 
 const QUERIES = [
   'harbour lantern',
