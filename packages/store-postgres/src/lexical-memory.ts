@@ -109,15 +109,16 @@ export class LexicalMemory {
 
   /** The scope's index at the revision; a search's (`use`) counts as a use of it, a write's follow not. */
   #indexAt(scopeId: string, revision: number, use = true): Promise<ScopeLexicalIndex | undefined> {
-    return this.#catchUps.indexAt(scopeId, revision, {
-      lookup: () => {
-        if (use) return this.#cache.lookup(scopeId, revision);
-        const held = this.#cache.latest(scopeId);
-        return held?.revision === revision ? held : undefined;
+    return this.#catchUps.indexAt(
+      scopeId,
+      revision,
+      {
+        lookup: () => this.#cache.lookup(scopeId, revision),
+        latest: () => this.#cache.latest(scopeId),
+        catchUp: (held) => this.#catchUp(held, revision),
       },
-      latest: () => this.#cache.latest(scopeId),
-      catchUp: (held) => this.#catchUp(held, revision),
-    });
+      use,
+    );
   }
 
   #kept(query: LexicalSearchQuery): Promise<ReadonlySet<string>> | undefined {

@@ -274,19 +274,26 @@ export class CatchUps {
 
   /**
    * The key's index at the revision: the one held there, or the one held at an older revision moved
-   * forward. Undefined when none is held at or before it, or it could not follow.
+   * forward. Undefined when none is held at or before it, or it could not follow. A search's (`use`)
+   * counts as a use of the index; a write's follow does not.
    */
   async indexAt<T extends { revision: number }>(
     key: string,
     revision: number,
     index: HeldIndex<T>,
+    use = true,
   ): Promise<T | undefined> {
-    const exact = index.lookup();
+    const atRevision = () => {
+      if (use) return index.lookup();
+      const held = index.latest();
+      return held?.revision === revision ? held : undefined;
+    };
+    const exact = atRevision();
     if (exact) return exact;
     for (let attempts = 0; attempts < 3; attempts++) {
       const held = index.latest();
       if (!held || held.revision > revision) return undefined;
-      if (held.revision === revision) return index.lookup();
+      if (held.revision === revision) return atRevision();
       let pending = this.#pending.get(key);
       if (!pending) {
         pending = index.catchUp(held).finally(() => this.#pending.delete(key));

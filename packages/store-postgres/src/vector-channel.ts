@@ -133,15 +133,16 @@ export class VectorChannel {
    * A search's (`use`) counts as a use of it; a write's follow does not.
    */
   #heldAt(cache: VectorIndexCache, scopeId: string, profileId: string, revision: number, use = true) {
-    return this.#catchUps.indexAt(`${scopeId}\u0000${profileId}`, revision, {
-      lookup: () => {
-        if (use) return cache.lookup(scopeId, profileId, revision);
-        const held = cache.latest(scopeId, profileId);
-        return held?.revision === revision ? held : undefined;
+    return this.#catchUps.indexAt(
+      `${scopeId}\u0000${profileId}`,
+      revision,
+      {
+        lookup: () => cache.lookup(scopeId, profileId, revision),
+        latest: () => cache.latest(scopeId, profileId),
+        catchUp: (index) => this.#catchUp(cache, index, revision),
       },
-      latest: () => cache.latest(scopeId, profileId),
-      catchUp: (index) => this.#catchUp(cache, index, revision),
-    });
+      use,
+    );
   }
 
   /**
