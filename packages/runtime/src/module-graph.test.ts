@@ -80,7 +80,9 @@ describe('the modules the runtime loads', { timeout: 120_000 }, () => {
       'retrieval-rrf',
     ])
       expect(of(atImport, name), name).toEqual([]);
-    expect(atImport.filter((url) => url.endsWith('/compose-runtime.js'))).toEqual([]);
+    expect(atImport.filter((url) => /\/compose-runtime(-[\w-]+)?\.js$/u.test(url))).toEqual([]);
+    // The store's entry (its bundle holds kysely: scripts/bundle-packages.mjs); `prestart` is loaded.
+    expect(atImport.filter((url) => url.endsWith('/store-postgres/dist/bundle/index.js'))).toEqual([]);
   });
 
   it('the default set-up loads the composition and the store on createRuntime, and no model adapter', async () => {
@@ -88,8 +90,9 @@ describe('the modules the runtime loads', { timeout: 120_000 }, () => {
       `const r = await runtime.createRuntime({ env: { POWERCONTEXT_SERVER_DATA_DIR: process.argv[1] } });
 await r.close();`.replace('process.argv[1]', JSON.stringify(join(root, 'default'))),
     );
-    for (const name of ['tsyringe', 'kysely', 'embedder-local', 'retrieval-rrf'])
+    for (const name of ['tsyringe', 'embedder-local', 'retrieval-rrf'])
       expect(of(later, name).length, name).toBeGreaterThan(0);
+    expect(later.filter((url) => url.endsWith('/store-postgres/dist/bundle/index.js'))).toHaveLength(1);
     for (const name of [
       'decision-model',
       'rerank-listwise',

@@ -56,10 +56,11 @@ if (undeclared.length) {
   process.exit(1);
 }
 
-// The store's worker module, found through the runtime (this package depends on the store through it).
+// The store's worker module, found through the runtime (this package depends on the store through it):
+// the store's own bundle has it beside its entry (packages/store-postgres/scripts/bundle.mjs).
 const runtimeEntry = createRequire(join(packageDir, 'package.json')).resolve('@powercontext/runtime');
 const storeEntry = createRequire(runtimeEntry).resolve('@powercontext/store-postgres');
-const workerEntry = join(dirname(storeEntry), 'pglite', 'pglite-worker.js');
+const workerEntry = join(dirname(storeEntry), 'pglite-worker.js');
 
 rmSync(outDir, { recursive: true, force: true });
 const bundle = await rolldown({

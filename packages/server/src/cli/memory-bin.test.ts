@@ -130,7 +130,7 @@ describe('powercontext memory (the built bin)', () => {
     );
     expect(result.status).toBe(0);
     // The bin is bundled (scripts/bundle-bin.mjs): each chunk names the modules it holds in a comment
-    // line before each one's code (`// node_modules/.pnpm/kysely@.../index.js`).
+    // line before each one's code (`// packages/store-postgres/dist/bundle/index.js`).
     const modules = result.stderr
       .split('\n')
       .filter((line) => line.startsWith('loaded file:'))
@@ -141,7 +141,8 @@ describe('powercontext memory (the built bin)', () => {
           .split('\n')
           .filter((text) => /^\/\/ (node_modules|packages)\//u.test(text));
       });
-    expect(modules.some((name) => name.includes('/kysely@'))).toBe(true); // the store's modules are seen
+    // The store's modules are seen (its own bundle, with kysely inside: scripts/bundle-packages.mjs).
+    expect(modules.some((name) => name.includes('packages/store-postgres/'))).toBe(true);
     expect(modules.filter((name) => /\/hono[@/]|@hono|@modelcontextprotocol/u.test(name))).toEqual([]);
   });
 

@@ -447,5 +447,9 @@ export const memoryMigrations: MigrationProvider = {
   getMigrations: async () => migrations,
 };
 
-/** This module's own file: its text names the schema, so a cached copy of a migrated cluster is keyed by it. */
+/**
+ * This module's own file: its text names the schema, so a cached copy of a migrated cluster is keyed by
+ * it. In the published bundle (scripts/bundle-packages.mjs) that file is the store's chunk holding this
+ * module, so a change anywhere in it also makes a new copy: never a stale one.
+ */
 export const MIGRATIONS_MODULE_URL = import.meta.url;
