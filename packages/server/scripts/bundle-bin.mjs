@@ -57,7 +57,7 @@ if (undeclared.length) {
 }
 
 // The store's worker module, found through the runtime (this package depends on the store through it):
-// the store's own bundle has it beside its entry (packages/store-postgres/scripts/bundle.mjs).
+// the store's own bundle has it beside its entry (scripts/bundle-packages.mjs at the root).
 const runtimeEntry = createRequire(join(packageDir, 'package.json')).resolve('@powercontext/runtime');
 const storeEntry = createRequire(runtimeEntry).resolve('@powercontext/store-postgres');
 const workerEntry = join(dirname(storeEntry), 'pglite-worker.js');
