@@ -450,6 +450,7 @@ export const memoryMigrations: MigrationProvider = {
 /**
  * This module's own file: its text names the schema, so a cached copy of a migrated cluster is keyed by
  * it. In the published bundle (scripts/bundle-packages.mjs) that file is the store's chunk holding this
- * module, so a change anywhere in it also makes a new copy: never a stale one.
+ * module, so a change anywhere in it also makes a new copy: never a stale one (the older copies are
+ * pruned: private-templates.ts, pruneTemplates).
  */
 export const MIGRATIONS_MODULE_URL = import.meta.url;

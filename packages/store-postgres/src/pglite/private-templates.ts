@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,16 +50,55 @@ export async function seedFromTemplate(
   target: string,
   name: () => string,
   make: (dir: string) => Promise<void>,
+  keep?: KeptTemplates,
 ): Promise<void> {
   if (!isEmptyFolder(target)) return;
   const folder = privateTemplateFolder();
   if (!folder) return;
-  const template = join(folder, name());
+  const templateName = name();
+  const template = join(folder, templateName);
   try {
-    if (!existsSync(join(template, 'PG_VERSION'))) await makeTemplate(template, make);
+    if (!existsSync(join(template, 'PG_VERSION'))) {
+      await makeTemplate(template, make);
+      if (keep) pruneTemplates(folder, templateName, keep);
+    }
     cpSync(template, target, { recursive: true });
+    // Its time says when it was last used: pruning removes the least recently used first.
+    const now = new Date();
+    utimesSync(template, now, now);
   } catch {
     rmSync(target, { recursive: true, force: true });
+  }
+}
+
+/**
+ * How many copies of one family to keep (the migrated schemas: one per schema, text search
+ * configuration and PGlite version, 40 MB each). A new one is made whenever the store's code changes
+ * (its key hashes the file that holds the migrations, in the published bundle the store's whole
+ * chunk), so without a bound every release or rebuild would leave one more in the temporary folder.
+ */
+export interface KeptTemplates {
+  /** Whether a folder name is one of the family. */
+  family: (name: string) => boolean;
+  /** The most recently used copies kept, the new one included. */
+  count: number;
+}
+
+/** A copy used this recently is never removed: another process may be copying it now. */
+const RECENTLY_USED_MS = 10 * 60_000;
+
+/**
+ * Removes the family's copies beyond the `count` most recently used, except `made` and those used in
+ * the last ten minutes. A process copying one that is removed meanwhile fails its copy, and its open
+ * then builds the cluster itself, as with no copy at all.
+ */
+export function pruneTemplates(folder: string, made: string, keep: KeptTemplates, now = Date.now()): void {
+  const others = readdirSync(folder)
+    .filter((name) => name !== made && keep.family(name))
+    .map((name) => ({ name, used: statSync(join(folder, name)).mtimeMs }))
+    .sort((a, b) => b.used - a.used);
+  for (const { name, used } of others.slice(Math.max(keep.count - 1, 0))) {
+    if (now - used >= RECENTLY_USED_MS) rmSync(join(folder, name), { recursive: true, force: true });
   }
 }
 

@@ -20,8 +20,14 @@ export async function seedMigratedCluster(
   migrate: (dir: string) => Promise<void>,
 ): Promise<void> {
   const name = () => `pglite-${installedPGliteVersion()}-schema-${schemaKey(textSearchConfig)}`;
-  await seedFromTemplate(pgliteDir, name, migrate);
+  await seedFromTemplate(pgliteDir, name, migrate, SCHEMA_TEMPLATES);
 }
+
+/** The migrated clusters kept: enough for a few configurations or versions in use side by side. */
+const SCHEMA_TEMPLATES = {
+  family: (name: string) => /^pglite-[^/]+-schema-[0-9a-f]{16}$/u.test(name),
+  count: 4,
+};
 
 function schemaKey(textSearchConfig: string): string {
   return createHash('sha256')
