@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles the built JavaScript of the packages an application loads to open a runtime (rfcs/0001,
-// "Start-up") into each package's dist/bundle/, which its `exports` name. Run after `tsgo -b` (it reads
-// dist/, not src/); the types stay tsgo's, in dist/.
+// "Start-up") into each package's dist/bundle/, which its `exports` name. scripts/compile.mjs runs it
+// after `tsgo -b` (it reads dist/, not src/); the types stay tsgo's, in dist/.
 //
 // Why: Node resolves, reads and links every ES module on its own. `createRuntime()` loaded about 560 of
 // them (kysely alone 263, the store 62, memory-core 58), and importing the store took 210 ms against
@@ -51,11 +51,11 @@ const builtModule = (types) => types.replace(/^\.\/dist\//u, '').replace(/\.d\.t
 /** When the bundle was written; a bundle older than any of tsgo's files or the manifest is written again. */
 const STAMP = '.built';
 
-/** Bundles each of PACKAGES whose bundle is missing or older than its inputs (`all`: every one). */
-export async function bundlePackages({ all = false } = {}) {
+/** Bundles each of PACKAGES whose bundle is missing or older than its inputs. */
+export async function bundlePackages() {
   for (const [name, options] of Object.entries(PACKAGES)) {
     const packageDir = join(root, 'packages', name);
-    if (all || stale(packageDir)) await bundle(packageDir, options);
+    if (stale(packageDir)) await bundle(packageDir, options);
   }
 }
 
@@ -115,6 +115,3 @@ async function bundle(packageDir, { inline = [], entries = {} }) {
   await build.close();
   writeFileSync(join(outDir, STAMP), '');
 }
-
-if (process.argv[1] === fileURLToPath(import.meta.url))
-  await bundlePackages({ all: process.argv.includes('--all') });
