@@ -182,8 +182,8 @@ export async function openIngestFloor(
           );
         }
         await client.query(
-          `INSERT INTO pc_revisions (artifact_id, revision, operation) VALUES ($1, $2, 'remember')`,
-          [artifactId, revision],
+          `INSERT INTO pc_revisions (scope_id, artifact_id, revision, operation) VALUES ($1, $2, $3, 'remember')`,
+          [scopeId, artifactId, revision],
         );
         await client.query(
           `INSERT INTO pc_entry_versions (entry_version_id, scope_id, entry_id, version, previous_version_id, kind, text,
@@ -213,7 +213,7 @@ export async function openIngestFloor(
           `WITH parts AS MATERIALIZED (
              SELECT pt.target, pt.weight, v.lexical_length, v.search_vector
              FROM unnest($1::uuid[], $2::uuid[], $3::float8[]) AS pt(target, source, weight)
-             JOIN pc_entry_versions v ON v.entry_version_id = pt.source
+             JOIN pc_entry_versions v ON v.scope_id = $4 AND v.entry_version_id = pt.source
            ), sized AS (
              SELECT target, sum(weight * lexical_length) AS len FROM parts GROUP BY target
            ), inserted AS (

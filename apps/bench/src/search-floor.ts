@@ -45,7 +45,8 @@ const lexical = ({ bm25: { k1, b, delta } }: FloorSettings) => `
     FROM pc_scope_statistics s, head h WHERE s.scope_id = $1 AND s.revision = h.revision
   ), matches AS MATERIALIZED (
     SELECT l.lexeme, p.entry_version_id, l.tf, p.lexical_length AS len
-    FROM pc_lexical_postings l JOIN pc_lexical_projections p ON p.projection_id = l.projection_id, head h
+    FROM pc_lexical_postings l
+    JOIN pc_lexical_projections p ON p.scope_id = $1 AND p.projection_id = l.projection_id, head h
     WHERE l.scope_id = $1 AND l.lexeme = ANY ((SELECT lexemes FROM q)::text[])
       AND p.revision <= h.revision AND (p.superseded_revision IS NULL OR p.superseded_revision > h.revision)
     ORDER BY l.lexeme -- per-entry sums then add in lexeme order, as the product's do: the same float8 scores
@@ -62,7 +63,7 @@ const lexical = ({ bm25: { k1, b, delta } }: FloorSettings) => `
   ), fetched AS MATERIALIZED (
     SELECT s.entry_version_id, v.entry_id, s.score, s.matched,
       s.matched >= (SELECT CASE WHEN cardinality(q.lexemes) <= 2 THEN 1 ELSE greatest(2, ceil(cardinality(q.lexemes) / 4.0)) END FROM q) AS admitted
-    FROM scored s JOIN pc_entry_versions v USING (entry_version_id)
+    FROM scored s JOIN pc_entry_versions v ON v.scope_id = $1 AND v.entry_version_id = s.entry_version_id
     WHERE s.score >= coalesce((SELECT k.score FROM kth k), '-Infinity'::float8)
     ORDER BY s.score DESC, v.entry_id, v.entry_version_id LIMIT ${FETCH}
   ), fts AS MATERIALIZED (
@@ -85,7 +86,7 @@ const VECTOR = `
     ) r
     CROSS JOIN LATERAL (
       SELECT v.entry_id FROM pc_entry_versions v, head h
-      WHERE v.entry_version_id = r.entry_version_id AND v.revision <= h.revision
+      WHERE v.scope_id = $1 AND v.entry_version_id = r.entry_version_id AND v.revision <= h.revision
         AND (v.superseded_revision IS NULL OR v.superseded_revision > h.revision) AND v.state = 'active'
     ) live
     ORDER BY r.cosine DESC FETCH FIRST ${FETCH} ROWS WITH TIES

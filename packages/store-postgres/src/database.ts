@@ -5,6 +5,7 @@ export interface Database {
   pc_settings: { key: string; value: string };
   pc_memories: { scope_id: string; artifact_id: string; head_revision: number; created_at: Generated<Date> };
   pc_revisions: {
+    scope_id: string;
     artifact_id: string;
     revision: number;
     operation: string;

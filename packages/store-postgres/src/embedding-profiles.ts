@@ -106,7 +106,8 @@ export class EmbeddingProfiles {
     const { rows } = await sql<EntryVersionRow>`
       SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
       WHERE v.scope_id = ${scopeId} AND v.superseded_revision IS NULL AND v.state = 'active'
-        AND NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId})
+        AND NOT EXISTS (SELECT 1 FROM pc_embeddings e
+          WHERE e.scope_id = ${scopeId} AND e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId})
       ORDER BY v.revision, v.entry_version_id LIMIT ${limit}`.execute(this.#db);
     return rows.map(toEntryVersion);
   }
@@ -126,7 +127,9 @@ export class EmbeddingProfiles {
             embedding: toSparseVectorLiteral(e.vector),
           })),
         )
-        .onConflict((conflict) => conflict.columns(['entry_version_id', 'profile_id']).doNothing())
+        .onConflict((conflict) =>
+          conflict.columns(['scope_id', 'entry_version_id', 'profile_id']).doNothing(),
+        )
         .returning('entry_version_id')
         .execute();
       if (memory) {
@@ -232,5 +235,5 @@ export async function insertEmbeddings(
     SELECT e.entry_version_id, e.profile_id, ${scopeId}, e.embedding
     FROM unnest(${embeddings.map((e) => e.entryVersionId)}::uuid[], ${embeddings.map((e) => e.profileId)}::text[],
       ${quotedArrayLiteral(embeddings.map((e) => toSparseVectorLiteral(e.vector)))}::sparsevec[]) AS e(entry_version_id, profile_id, embedding)
-    ON CONFLICT (entry_version_id, profile_id) DO NOTHING`.execute(db);
+    ON CONFLICT (scope_id, entry_version_id, profile_id) DO NOTHING`.execute(db);
 }

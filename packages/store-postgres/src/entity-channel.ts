@@ -34,7 +34,8 @@ function holdersOf(listed: string, scopeId: string, revision: number) {
     JOIN pc_entities e ON e.scope_id = ${scopeId} AND e.entity = l.entity
     CROSS JOIN LATERAL (
       SELECT v.entry_id FROM pc_entry_versions v
-      WHERE v.entry_version_id = e.entry_version_id AND ${visibleAt(revision)} AND v.state = 'active'
+      WHERE v.scope_id = ${scopeId} AND v.entry_version_id = e.entry_version_id
+        AND ${visibleAt(revision)} AND v.state = 'active'
       LIMIT 1
     ) v`;
 }
@@ -104,7 +105,8 @@ export async function entityNeighbours(
       ), excluded AS MATERIALIZED (
         SELECT x.entity FROM jsonb_array_elements_text(${JSON.stringify(query.excludedEntities)}::jsonb) AS x(entity)
       ), links AS MATERIALIZED (
-        SELECT DISTINCT e.entity FROM seeds k JOIN pc_entities e ON e.entry_version_id = k.entry_version_id
+        SELECT DISTINCT e.entity FROM seeds k
+        JOIN pc_entities e ON e.scope_id = ${scopeId} AND e.entry_version_id = k.entry_version_id
         WHERE e.scope_id = ${scopeId} AND NOT EXISTS (SELECT 1 FROM excluded x WHERE x.entity = e.entity)
       ), ${activeEntriesAt(scopeId, revision)}, matches AS MATERIALIZED (${holdersOf('links', scopeId, revision)}
       ), df AS MATERIALIZED (

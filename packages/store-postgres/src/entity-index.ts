@@ -39,12 +39,13 @@ export async function insertEntities(
 /** Deletes the entities of these versions (a purge erases them before the version rows). */
 export async function deleteEntities(
   db: Kysely<Database>,
+  scopeId: string,
   entryVersionIds: readonly string[],
 ): Promise<void> {
   if (entryVersionIds.length === 0) return;
-  await sql`DELETE FROM pc_entities e WHERE e.entry_version_id = ANY(${[...entryVersionIds]}::uuid[])`.execute(
-    db,
-  );
+  await sql`
+    DELETE FROM pc_entities e
+    WHERE e.scope_id = ${scopeId} AND e.entry_version_id = ANY(${[...entryVersionIds]}::uuid[])`.execute(db);
 }
 
 const BACKFILL_BATCH = 1_000;

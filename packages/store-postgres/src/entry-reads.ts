@@ -72,9 +72,8 @@ export async function revisionExists(
 ): Promise<boolean> {
   const row = await db
     .selectFrom('pc_revisions as r')
-    .innerJoin('pc_memories as m', 'm.artifact_id', 'r.artifact_id')
     .select('r.revision')
-    .where('m.scope_id', '=', scopeId)
+    .where('r.scope_id', '=', scopeId)
     .where('r.revision', '=', revision)
     .executeTakeFirst();
   return row !== undefined;
@@ -103,30 +102,36 @@ export async function entryVersions(
 }
 
 /**
- * `entryVersions` of several scopes in one statement: each read's map holds the versions of its own
- * scope among its ids. The versions are found by primary key alone, and their scope is checked here:
- * with the scope in the condition, a planner without table statistics (PGlite, a new scope) walks the
- * (scope, revision, entry version) index once per revision of the scope instead.
+ * `entryVersions` of several scopes: each read's map holds the versions of its own scope among its ids.
+ * One statement per scope, each by the primary key (scope, entry version): a scope's read stays on its
+ * own shard where the tables are distributed by scope (RFC 0011).
  */
 export async function entryVersionsOfScopes(
   db: Kysely<Database>,
   reads: readonly ScopeVersionsRead[],
 ): Promise<Map<string, EntryVersion>[]> {
-  const found = reads.map(() => new Map<string, EntryVersion>());
-  const ids = [...new Set(reads.flatMap((read) => read.entryVersionIds))];
-  if (ids.length === 0) return found;
-  const { rows } = await sql<EntryVersionRow & { scope_id: string }>`
-    SELECT v.scope_id, ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
-    WHERE v.entry_version_id = ANY(${ids}::uuid[])`.execute(db);
-  const asked = reads.map((read) => new Set(read.entryVersionIds));
-  for (const row of rows) {
-    const version = toEntryVersion(row);
-    reads.forEach((read, at) => {
-      if (read.scopeId === row.scope_id && asked[at]!.has(row.entry_version_id))
-        found[at]!.set(row.entry_version_id, version);
-    });
+  const byScope = new Map<string, Set<string>>();
+  for (const read of reads) {
+    const ids = byScope.get(read.scopeId) ?? new Set<string>();
+    for (const id of read.entryVersionIds) ids.add(id);
+    byScope.set(read.scopeId, ids);
   }
-  return found;
+  const versions = new Map<string, Map<string, EntryVersion>>();
+  for (const [scopeId, ids] of byScope) {
+    const found = new Map<string, EntryVersion>();
+    versions.set(scopeId, found);
+    if (ids.size === 0) continue;
+    const { rows } = await sql<EntryVersionRow>`
+      SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+      WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ANY(${[...ids]}::uuid[])`.execute(db);
+    for (const row of rows) found.set(row.entry_version_id, toEntryVersion(row));
+  }
+  return reads.map((read) => {
+    const found = versions.get(read.scopeId)!;
+    return new Map(
+      read.entryVersionIds.flatMap((id) => (found.has(id) ? [[id, found.get(id)!] as const] : [])),
+    );
+  });
 }
 
 export async function listEntries(db: Kysely<Database>, query: ListEntriesQuery): Promise<EntryVersion[]> {

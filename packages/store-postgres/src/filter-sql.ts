@@ -42,7 +42,7 @@ function textArray(values: readonly string[]) {
 export function keptBy(scopeId: string, filter: EntryFilter | undefined, id: RawBuilder<unknown>) {
   if (filter === undefined) return sql`true`;
   return sql`EXISTS (SELECT 1 FROM pc_entry_versions v
-    WHERE v.entry_version_id = ${id} AND v.scope_id = ${scopeId} AND ${filterCondition(filter)})`;
+    WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ${id} AND ${filterCondition(filter)})`;
 }
 
 /**

@@ -37,8 +37,9 @@ export async function findIdempotencyRecord(
 }
 
 /**
- * Writes the record in the write's transaction. First a bounded batch of expired records of any scope
- * goes (rows another transaction holds are skipped, not waited for). A live record of the same key
+ * Writes the record in the write's transaction. First a bounded batch of the writing scope's expired
+ * records goes (rows another transaction holds are skipped, not waited for): the prune stays on the
+ * scope's own rows, so where the tables are distributed by scope it is a statement of one shard. A live record of the same key
  * means a concurrent duplicate committed first: RevisionConflictError rolls this write back, and the
  * caller re-reads the record and replays it. An expired one is overwritten.
  */
@@ -50,8 +51,8 @@ export async function insertIdempotencyRecord(
 ): Promise<void> {
   const now = record.createdAt.toISOString();
   await sql`
-    DELETE FROM pc_idempotency_keys WHERE (scope_id, idempotency_key) IN (
-      SELECT scope_id, idempotency_key FROM pc_idempotency_keys WHERE expires_at <= ${now}::timestamptz
+    DELETE FROM pc_idempotency_keys WHERE scope_id = ${scopeId} AND idempotency_key IN (
+      SELECT idempotency_key FROM pc_idempotency_keys WHERE scope_id = ${scopeId} AND expires_at <= ${now}::timestamptz
       ORDER BY expires_at LIMIT ${PRUNE_BATCH} FOR UPDATE SKIP LOCKED)`.execute(trx);
   const { rows } = await sql<{ recorded: number }>`
     INSERT INTO pc_idempotency_keys AS k

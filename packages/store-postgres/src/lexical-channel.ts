@@ -113,7 +113,8 @@ export class LexicalChannel {
           count(*) OVER (PARTITION BY l.lexeme)::float8 AS df
         FROM postings l CROSS JOIN LATERAL (
           SELECT p.entry_version_id, p.lexical_length FROM pc_lexical_projections p
-          WHERE p.projection_id = l.projection_id AND ${projectionVisibleAt(query.revision)} LIMIT 1
+          WHERE p.scope_id = ${query.scopeId} AND p.projection_id = l.projection_id
+            AND ${projectionVisibleAt(query.revision)} LIMIT 1
         ) p
       ), scored AS MATERIALIZED (
         SELECT m.entry_version_id,
@@ -133,7 +134,7 @@ export class LexicalChannel {
         cardinality((SELECT lexemes FROM q)) AS query_terms, (SELECT s.n * s.avgdl FROM stats s) AS total_length
       FROM top CROSS JOIN LATERAL (
         SELECT v.entry_id, v.entry_version_id FROM pc_entry_versions v
-        WHERE v.entry_version_id = top.entry_version_id AND v.state = 'active' LIMIT 1
+        WHERE v.scope_id = ${query.scopeId} AND v.entry_version_id = top.entry_version_id AND v.state = 'active' LIMIT 1
       ) v
       ORDER BY top.score DESC, v.entry_id, v.entry_version_id
       LIMIT ${query.limit}`,
@@ -183,7 +184,8 @@ export class LexicalChannel {
         JOIN pc_lexical_postings l ON l.scope_id = ${query.scopeId} AND l.projection_id = a.projection_id
         JOIN q ON q.lexeme = l.lexeme
         CROSS JOIN LATERAL (
-          SELECT v.search_vector FROM pc_entry_versions v WHERE v.entry_version_id = a.entry_version_id LIMIT 1
+          SELECT v.search_vector FROM pc_entry_versions v
+          WHERE v.scope_id = ${query.scopeId} AND v.entry_version_id = a.entry_version_id LIMIT 1
         ) v
       ) found
       ORDER BY found.first NULLS FIRST, found.lexeme`.execute(this.#db);

@@ -303,8 +303,9 @@ function lexicalIndexRead(scopeId: string, revision: number, maxBytes: number) {
     WITH ${bm25Statistics(scopeId, revision)}, docs AS MATERIALIZED (
       SELECT p.projection_id, (row_number() OVER (ORDER BY p.projection_id) - 1)::int AS ord,
         p.entry_version_id, v.entry_id, v.state = 'active' AS active, p.lexical_length
-      FROM pc_lexical_projections p JOIN pc_entry_versions v ON v.entry_version_id = p.entry_version_id
-      WHERE p.scope_id = ${scopeId} AND ${projectionVisibleAt(revision)}
+      FROM pc_lexical_projections p
+      JOIN pc_entry_versions v ON v.scope_id = p.scope_id AND v.entry_version_id = p.entry_version_id
+      WHERE p.scope_id = ${scopeId} AND v.scope_id = ${scopeId} AND ${projectionVisibleAt(revision)}
     ), lists AS MATERIALIZED (
       SELECT l.lexeme, count(*)::float8 AS df, string_agg(int4send(d.ord), ''::bytea) AS ords,
         string_agg(float8send(l.tf), ''::bytea) AS tfs
@@ -347,7 +348,8 @@ function lexicalDelta(scopeId: string, from: number, to: number) {
         p.entry_version_id, v.entry_id, v.state = 'active' AS active, p.lexical_length, p.context
       FROM pc_lexical_projections p
       CROSS JOIN LATERAL (
-        SELECT v.entry_id, v.state FROM pc_entry_versions v WHERE v.entry_version_id = p.entry_version_id LIMIT 1
+        SELECT v.entry_id, v.state FROM pc_entry_versions v
+        WHERE v.scope_id = ${scopeId} AND v.entry_version_id = p.entry_version_id LIMIT 1
       ) v
       WHERE p.scope_id = ${scopeId} AND p.revision > ${from} AND ${projectionVisibleAt(to)}
     ), gone AS MATERIALIZED (
@@ -363,7 +365,8 @@ function lexicalDelta(scopeId: string, from: number, to: number) {
       SELECT DISTINCT pt.projection_id, t.lexeme
       FROM parts pt
       CROSS JOIN LATERAL (
-        SELECT v.search_vector FROM pc_entry_versions v WHERE v.entry_version_id = pt.source LIMIT 1
+        SELECT v.search_vector FROM pc_entry_versions v
+        WHERE v.scope_id = ${scopeId} AND v.entry_version_id = pt.source LIMIT 1
       ) v
       CROSS JOIN LATERAL unnest(tsvector_to_array(v.search_vector)) t(lexeme)
     ), postings AS MATERIALIZED (

@@ -35,12 +35,18 @@ export async function planLexicalProjections(
     policy_id: string | null;
     context: unknown;
   };
-  // Each member comes with its current projection (if any) in the same read.
+  // Each member comes with its current projection (if any) in the same read, found by its key: a
+  // lateral probe, since a plain join on a scope that PGlite never analysed was planned as a walk of the
+  // scope's projections per member (8,000 entries took 14 s instead of 0.2 s).
   const head = sql`v.scope_id = ${scopeId} AND v.superseded_revision IS NULL AND v.state = 'active'`;
   const members = sql`
     SELECT v.entry_id, v.entry_version_id, v.position_source, v.position_order, p.policy_id, p.context
     FROM pc_entry_versions v
-    LEFT JOIN pc_lexical_projections p ON p.entry_version_id = v.entry_version_id AND p.superseded_revision IS NULL`;
+    LEFT JOIN LATERAL (
+      SELECT p.policy_id, p.context FROM pc_lexical_projections p
+      WHERE p.scope_id = ${scopeId} AND p.entry_version_id = v.entry_version_id AND p.superseded_revision IS NULL
+      LIMIT 1
+    ) p ON true`;
   const { rows } =
     touched === 'all'
       ? await sql<MemberRow>`${members} WHERE ${head}`.execute(db)
@@ -100,6 +106,7 @@ export async function replaceProjections(
     await trx
       .updateTable('pc_lexical_projections')
       .set({ superseded_revision: revision })
+      .where('scope_id', '=', scopeId)
       .where('entry_version_id', 'in', replaced)
       .where('superseded_revision', 'is', null)
       .execute();
@@ -124,7 +131,7 @@ export async function lexicalProjectionState(
     WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
       AND NOT EXISTS (
         SELECT 1 FROM pc_lexical_projections p
-        WHERE p.entry_version_id = v.entry_version_id AND p.policy_id = ${policyId}
+        WHERE p.scope_id = ${scopeId} AND p.entry_version_id = v.entry_version_id AND p.policy_id = ${policyId}
           AND p.revision <= ${revision} AND (p.superseded_revision IS NULL OR p.superseded_revision > ${revision}))`.execute(
     db,
   );
@@ -150,13 +157,13 @@ export function rebuildLexicalProjection(
     // found through the scope prefix of their primary key.
     await sql`
       DELETE FROM pc_lexical_postings l USING pc_lexical_projections p
-      WHERE l.scope_id = ${scopeId} AND l.projection_id = p.projection_id
+      WHERE l.scope_id = ${scopeId} AND p.scope_id = ${scopeId} AND l.projection_id = p.projection_id
         AND p.entry_version_id = ANY(${planned.map((p) => p.entryVersionId)}::uuid[]) AND p.superseded_revision IS NULL`.execute(
       trx,
     );
     const { rows: replaced } = await sql<{ entry_version_id: string; revision: number }>`
       DELETE FROM pc_lexical_projections p
-      WHERE p.entry_version_id = ANY(${planned.map((p) => p.entryVersionId)}::uuid[]) AND p.superseded_revision IS NULL
+      WHERE p.scope_id = ${scopeId} AND p.entry_version_id = ANY(${planned.map((p) => p.entryVersionId)}::uuid[]) AND p.superseded_revision IS NULL
       RETURNING p.entry_version_id, p.revision`.execute(trx);
     const since = new Map(replaced.map((row) => [row.entry_version_id, row.revision]));
     await insertProjections(
@@ -192,7 +199,7 @@ export async function insertProjections(
       FROM unnest(${targets}::uuid[], ${sources}::uuid[], ${weights}::float8[]) AS pt(target, source, weight)
       CROSS JOIN LATERAL (
         SELECT v.lexical_length, v.search_vector FROM pc_entry_versions v
-        WHERE v.entry_version_id = pt.source LIMIT 1
+        WHERE v.scope_id = ${scopeId} AND v.entry_version_id = pt.source LIMIT 1
       ) v
     ), sized AS (
       SELECT pt.target, sum(pt.weight * pt.lexical_length) AS len FROM parts pt GROUP BY pt.target

@@ -85,7 +85,19 @@ async function readSchemaIsCurrent(db: Kysely<Database>, textSearchConfig: strin
 }
 
 async function migrateLocked(db: Kysely<Database>, textSearchConfig: string): Promise<MigrationOutcome> {
-  const { error, results } = await new Migrator({ db, provider: memoryMigrations }).migrateToLatest();
+  // Kysely looks for its own tables in every schema unless told which: with the store's tables in one
+  // schema of a database that holds others (a schema per tenant or per test, on the search path), it
+  // would find another schema's and never create its own. They belong in the schema the store's own
+  // tables go to, the first on the search path.
+  const { rows: schemas } = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(
+    db,
+  );
+  const schema = schemas[0]?.schema ?? undefined;
+  const { error, results } = await new Migrator({
+    db,
+    provider: memoryMigrations,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  }).migrateToLatest();
   if (error) {
     if (isUnavailable(error))
       throw new StoreUnavailableError('The database is unavailable', { cause: error });

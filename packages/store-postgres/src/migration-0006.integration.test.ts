@@ -12,6 +12,7 @@ import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { candidateTexts } from './testing-support/candidate-texts.js';
 import { addEntryFieldsStandIn, dropEntryFieldsStandIn } from './testing-support/entry-fields-stand-in.js';
+import { addScopeKeysStandIn, dropScopeKeysStandIn } from './testing-support/scope-keys-stand-in.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -32,6 +33,7 @@ async function writeBefore0006(dataDir: string) {
   try {
     const migrated = await new Migrator({ db, provider: memoryMigrations }).migrateTo('0004_search_storage');
     await addEntryFieldsStandIn(db);
+    await addScopeKeysStandIn(db);
     expect(migrated.error).toBeUndefined();
     await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
     // The analysis before migration 0008 folded nothing: `unaccent` stands for the identity until then.
@@ -67,6 +69,7 @@ async function writeBefore0006(dataDir: string) {
     expect(rows[0]?.n).toBe(1);
     await sql`DROP FUNCTION unaccent(text)`.execute(db);
     await dropEntryFieldsStandIn(db);
+    await dropScopeKeysStandIn(db);
   } finally {
     await db.destroy();
     release();

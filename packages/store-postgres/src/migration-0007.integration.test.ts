@@ -9,6 +9,7 @@ import type { Database } from './database.js';
 import { memoryMigrations } from './migrations/migrations.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { addEntryFieldsStandIn, dropEntryFieldsStandIn } from './testing-support/entry-fields-stand-in.js';
+import { addScopeKeysStandIn, dropScopeKeysStandIn } from './testing-support/scope-keys-stand-in.js';
 import { createTestDatabase, type TestDatabase } from './testing-support/test-database.js';
 
 let database: TestDatabase;
@@ -35,6 +36,7 @@ describe('migration 0007 (idempotency keys)', { timeout: 120_000 }, () => {
       );
       expect(migrated.error).toBeUndefined();
       await addEntryFieldsStandIn(db);
+      await addScopeKeysStandIn(db);
       await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
       // The analysis before migration 0008 folded nothing: `unaccent` stands for the identity until then.
       await sql`CREATE FUNCTION unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT $1'`.execute(
@@ -67,6 +69,7 @@ describe('migration 0007 (idempotency keys)', { timeout: 120_000 }, () => {
       );
       await sql`DROP FUNCTION unaccent(text)`.execute(db);
       await dropEntryFieldsStandIn(db);
+      await dropScopeKeysStandIn(db);
     } finally {
       await db.destroy();
     }
@@ -88,7 +91,7 @@ describe('migration 0007 (idempotency keys)', { timeout: 120_000 }, () => {
     }
   });
 
-  it('prunes expired records of any scope when a keyed write commits, and keeps live ones', async () => {
+  it('prunes the writing scope’s expired records when a keyed write commits, and keeps live ones', async () => {
     const store = await createPostgresMemoryStore({ connectionString: database.connectionString });
     const db = openDb();
     try {
@@ -127,13 +130,17 @@ describe('migration 0007 (idempotency keys)', { timeout: 120_000 }, () => {
       // Expired records are invisible before they are pruned.
       expect(await store.idempotencyRecord(scopes[0]!, 'expired-a', new Date(now))).toBeUndefined();
       expect(await store.idempotencyRecord(scopes[0]!, 'live', new Date(now))).toBeDefined();
-      // A keyed write in the second scope prunes the first scope's expired record too.
+      // A keyed write in the second scope prunes that scope's expired record, not the first scope's: the
+      // prune stays on the writing scope's rows (one shard where the tables are distributed by scope).
       await service.forget(
         scopes[1]!,
         { entryId: (await service.list(scopes[1]!, {})).entries[0]!.entryId },
         { idempotencyKey: 'now' },
       );
-      expect(await keys()).toEqual(['live', 'now']);
+      expect(await keys()).toEqual(['expired-a', 'live', 'now']);
+      // A keyed write in the first scope prunes its own.
+      await service.remember(scopes[0]!, { entries: [{ text: 'later' }] }, { idempotencyKey: 'later' });
+      expect(await keys()).toEqual(['later', 'live', 'now']);
     } finally {
       await db.destroy();
       await store.close();

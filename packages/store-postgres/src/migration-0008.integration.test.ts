@@ -14,6 +14,7 @@ import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { candidateTexts } from './testing-support/candidate-texts.js';
 import { addEntryFieldsStandIn, dropEntryFieldsStandIn } from './testing-support/entry-fields-stand-in.js';
+import { addScopeKeysStandIn, dropScopeKeysStandIn } from './testing-support/scope-keys-stand-in.js';
 import { createTestDatabase } from './testing-support/test-database.js';
 
 const dirs: string[] = [];
@@ -88,6 +89,7 @@ async function writeBeforeFolding(db: Kysely<Database>) {
   // stand-in takes its rows and goes with the function; 0011 then indexes the versions itself.
   await sql`CREATE TABLE pc_entities (scope_id text, entity text, entry_version_id uuid)`.execute(db);
   await addEntryFieldsStandIn(db);
+  await addScopeKeysStandIn(db);
   const store = new PostgresMemoryStore({ db, textSearchConfig: 'english' });
   await writeScenario(store, 'old');
   await store.write('ascii', 0, (tx) =>
@@ -118,6 +120,7 @@ async function writeBeforeFolding(db: Kysely<Database>) {
   await sql`DROP FUNCTION unaccent(text)`.execute(db);
   await sql`DROP TABLE pc_entities`.execute(db);
   await dropEntryFieldsStandIn(db);
+  await dropScopeKeysStandIn(db);
   return postingsOf(db, 'ascii');
 }
 

@@ -14,6 +14,7 @@ import { openPGlite } from './pglite/open-pglite.js';
 import { createPGliteDialect } from './pglite/pglite-driver.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { addEntryFieldsStandIn, dropEntryFieldsStandIn } from './testing-support/entry-fields-stand-in.js';
+import { addScopeKeysStandIn, dropScopeKeysStandIn } from './testing-support/scope-keys-stand-in.js';
 import { createTestDatabase } from './testing-support/test-database.js';
 
 const dirs: string[] = [];
@@ -45,6 +46,7 @@ async function writeBeforePurge(db: Kysely<Database>): Promise<string> {
   const migrated = await new Migrator({ db, provider: memoryMigrations }).migrateTo('0008_accent_folding');
   expect(migrated.error).toBeUndefined();
   await addEntryFieldsStandIn(db);
+  await addScopeKeysStandIn(db);
   await sql`INSERT INTO pc_settings (key, value) VALUES ('text_search_config', 'english')`.execute(db);
   const store = new PostgresMemoryStore({ db, textSearchConfig: 'english' });
   await store.prepareEmbeddingProfile(createFakeEmbedder().profile);
@@ -71,6 +73,7 @@ async function writeBeforePurge(db: Kysely<Database>): Promise<string> {
   }>`SELECT to_regclass('pc_purged_entries')::text AS table`.execute(db);
   expect(rows[0]?.table).toBeNull();
   await dropEntryFieldsStandIn(db);
+  await dropScopeKeysStandIn(db);
   return entryId;
 }
 

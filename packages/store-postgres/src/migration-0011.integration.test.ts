@@ -12,6 +12,7 @@ import {
   openMigratedPGlite,
   openMigratedPostgres,
 } from './testing-support/migrated-backends.js';
+import { undoScopeKeys } from './testing-support/scope-keys-stand-in.js';
 
 const SCOPE = 'before-entities';
 
@@ -59,6 +60,7 @@ async function expectBackfillEqualsWritePath(open: () => Promise<MigratedBackend
 
     // Back to schema 0010: the later migrations' columns, tables and records go too (kysely applies in
     // name order only).
+    await undoScopeKeys(db);
     await undoEntryFields(db);
     await sql`DROP TABLE pc_entities, pc_deleted_scopes`.execute(db);
     await sql`DELETE FROM kysely_migration WHERE name >= '0011'`.execute(db);

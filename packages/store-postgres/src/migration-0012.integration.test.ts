@@ -11,6 +11,7 @@ import {
   openMigratedPGlite,
   openMigratedPostgres,
 } from './testing-support/migrated-backends.js';
+import { undoScopeKeys } from './testing-support/scope-keys-stand-in.js';
 
 const SCOPE = 'before-entry-fields';
 
@@ -33,11 +34,17 @@ async function expectDefaults(open: () => Promise<MigratedBackend>) {
     await service.revise(SCOPE, { entryId: entries[0]!.entryId, text: 'The ledger closes every month.' });
 
     // Back to schema 0011: the later migrations' tables and records go too (kysely applies in name order).
+    await undoScopeKeys(db);
     await undoEntryFields(db);
     await sql`DROP TABLE pc_deleted_scopes`.execute(db);
     await sql`DELETE FROM kysely_migration WHERE name > '0012'`.execute(db);
     const outcome = await migrateToLatest(db, 'english');
-    expect(outcome.applied).toEqual(['0012_entry_fields', '0013_deleted_scopes', '0014_scope_hnsw_indexes']);
+    expect(outcome.applied).toEqual([
+      '0012_entry_fields',
+      '0013_deleted_scopes',
+      '0014_scope_hnsw_indexes',
+      '0015_scope_keys',
+    ]);
 
     const old = await service.get(SCOPE, { entryId: entries[0]!.entryId, revision: 1 });
     expect(old.entry).toMatchObject({ version: 1, tags: [], pinned: false, occurredAt: null });

@@ -52,9 +52,8 @@ export async function planErase(db: Kysely<Database>, scopeId: string, entryId: 
     throw new Error(`entry ${entryId} has no current version to purge`);
   }
   const { rows: embedded } = await sql<{ profile_id: string }>`
-    SELECT e.profile_id FROM pc_embeddings e WHERE e.entry_version_id = ${current.entry_version_id}::uuid`.execute(
-    db,
-  );
+    SELECT e.profile_id FROM pc_embeddings e
+    WHERE e.scope_id = ${scopeId} AND e.entry_version_id = ${current.entry_version_id}::uuid`.execute(db);
   return {
     versions,
     current,
@@ -75,7 +74,7 @@ export async function currentProjectionsOf(
 ): Promise<{ n: number; length: number }> {
   const { rows } = await sql<{ n: string | number; len: number | string }>`
     SELECT count(*) AS n, coalesce(sum(p.lexical_length), 0) AS len FROM pc_lexical_projections p
-    WHERE p.superseded_revision IS NULL AND (
+    WHERE p.scope_id = ${scopeId} AND p.superseded_revision IS NULL AND (
       p.entry_version_id = ANY(${plan.versions.map((v) => v.entry_version_id)}::uuid[])
       OR p.entry_version_id IN (
         SELECT v.entry_version_id FROM pc_entry_versions v
@@ -114,7 +113,9 @@ export async function eraseEntry(
     INSERT INTO pc_purged_versions (entry_version_id, scope_id, entry_id, version, revision, superseded_revision, operation, state)
     SELECT v.entry_version_id, v.scope_id, v.entry_id, v.version, v.revision, coalesce(v.superseded_revision, ${revision}),
       v.operation, v.state
-    FROM pc_entry_versions v WHERE v.entry_version_id = ANY(${erased})`.execute(db);
+    FROM pc_entry_versions v WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ANY(${erased})`.execute(
+    db,
+  );
 
   // Every projection that indexes the erased text: the entry's own, and its neighbours' at any revision
   // (every projection of the scope is checked: a containment test per row, no index needed).
@@ -128,15 +129,16 @@ export async function eraseEntry(
     WHERE p.scope_id = ${scopeId} AND NOT (p.entry_version_id = ANY(${erased}))
       AND p.context @> ANY(${named}::jsonb[])`.execute(db);
   const { rows: own } = await sql<{ projection_id: string }>`
-    SELECT p.projection_id FROM pc_lexical_projections p WHERE p.entry_version_id = ANY(${erased})`.execute(
-    db,
-  );
+    SELECT p.projection_id FROM pc_lexical_projections p
+    WHERE p.scope_id = ${scopeId} AND p.entry_version_id = ANY(${erased})`.execute(db);
   await deletePostings(
     db,
     scopeId,
     [...own, ...neighbours].map((row) => row.projection_id),
   );
-  await sql`DELETE FROM pc_lexical_projections p WHERE p.entry_version_id = ANY(${erased})`.execute(db);
+  await sql`DELETE FROM pc_lexical_projections p WHERE p.scope_id = ${scopeId} AND p.entry_version_id = ANY(${erased})`.execute(
+    db,
+  );
   const kept = new Set(ids);
   await reprojectInPlace(
     db,
@@ -147,9 +149,13 @@ export async function eraseEntry(
       context: (parseJson(row.context) as ProjectionNeighbour[]).filter((n) => !kept.has(n.entryVersionId)),
     })),
   );
-  await sql`DELETE FROM pc_embeddings e WHERE e.entry_version_id = ANY(${erased})`.execute(db);
-  await deleteEntities(db, ids);
-  await sql`DELETE FROM pc_entry_versions v WHERE v.entry_version_id = ANY(${erased})`.execute(db);
+  await sql`DELETE FROM pc_embeddings e WHERE e.scope_id = ${scopeId} AND e.entry_version_id = ANY(${erased})`.execute(
+    db,
+  );
+  await deleteEntities(db, scopeId, ids);
+  await sql`DELETE FROM pc_entry_versions v WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ANY(${erased})`.execute(
+    db,
+  );
   // Entry ids are UUIDs, so a stored result that holds this one is a result about this entry.
   await sql`
     DELETE FROM pc_idempotency_keys k
@@ -196,10 +202,11 @@ async function deletePostings(db: Kysely<Database>, scopeId: string, projectionI
         SELECT (n->>'entryVersionId')::uuid FROM jsonb_array_elements(p.context) n
       ) s
       CROSS JOIN LATERAL (
-        SELECT v.search_vector FROM pc_entry_versions v WHERE v.entry_version_id = s.source LIMIT 1
+        SELECT v.search_vector FROM pc_entry_versions v
+        WHERE v.scope_id = ${scopeId} AND v.entry_version_id = s.source LIMIT 1
       ) v
       CROSS JOIN LATERAL unnest(v.search_vector) x
-      WHERE p.projection_id = ANY(${ids})))`.execute(db);
+      WHERE p.scope_id = ${scopeId} AND p.projection_id = ANY(${ids})))`.execute(db);
 }
 
 /**
@@ -221,7 +228,7 @@ async function reprojectInPlace(
       FROM unnest(${targets}::bigint[], ${sources}::uuid[], ${weights}::float8[]) AS pt(projection_id, source, weight)
       CROSS JOIN LATERAL (
         SELECT v.lexical_length, v.search_vector FROM pc_entry_versions v
-        WHERE v.entry_version_id = pt.source LIMIT 1
+        WHERE v.scope_id = ${scopeId} AND v.entry_version_id = pt.source LIMIT 1
       ) v
     ), sized AS (
       SELECT pt.projection_id, sum(pt.weight * pt.lexical_length) AS len FROM parts pt GROUP BY pt.projection_id
@@ -230,7 +237,7 @@ async function reprojectInPlace(
       FROM unnest(${projections.map((p) => p.projectionId)}::bigint[],
         ${projections.map((p) => JSON.stringify(p.context))}::jsonb[]) AS s(projection_id, context)
       LEFT JOIN sized z ON z.projection_id = s.projection_id
-      WHERE p.projection_id = s.projection_id
+      WHERE p.scope_id = ${scopeId} AND p.projection_id = s.projection_id
       RETURNING p.projection_id
     )
     INSERT INTO pc_lexical_postings (scope_id, lexeme, projection_id, tf)

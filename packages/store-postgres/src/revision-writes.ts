@@ -109,15 +109,15 @@ export class RevisionWrites {
             VALUES (${scopeId}, ${crypto.randomUUID()}::uuid, ${revision})
             ON CONFLICT DO NOTHING RETURNING artifact_id
           )
-          INSERT INTO pc_revisions (artifact_id, revision, operation)
-          SELECT c.artifact_id, ${revision}, ${operation} FROM created c RETURNING artifact_id`
+          INSERT INTO pc_revisions (scope_id, artifact_id, revision, operation)
+          SELECT ${scopeId}, c.artifact_id, ${revision}, ${operation} FROM created c RETURNING artifact_id`
       : sql<{ artifact_id: string }>`
           WITH moved AS (
             UPDATE pc_memories SET head_revision = ${revision}
             WHERE scope_id = ${scopeId} AND head_revision = ${expectedRevision} RETURNING artifact_id
           )
-          INSERT INTO pc_revisions (artifact_id, revision, operation)
-          SELECT m.artifact_id, ${revision}, ${operation} FROM moved m RETURNING artifact_id`
+          INSERT INTO pc_revisions (scope_id, artifact_id, revision, operation)
+          SELECT ${scopeId}, m.artifact_id, ${revision}, ${operation} FROM moved m RETURNING artifact_id`
     ).execute(trx);
     const artifact = headRows[0]?.artifact_id;
     if (artifact === undefined) throw new RevisionConflictError(scopeId, expectedRevision);
@@ -140,6 +140,7 @@ export class RevisionWrites {
       await trx
         .updateTable('pc_entry_versions')
         .set({ superseded_revision: revision })
+        .where('scope_id', '=', scopeId)
         .where('entry_version_id', 'in', superseded)
         .execute();
     }
@@ -178,6 +179,7 @@ export class RevisionWrites {
       await trx
         .updateTable('pc_lexical_projections')
         .set({ superseded_revision: revision })
+        .where('scope_id', '=', scopeId)
         .where('entry_version_id', 'in', superseded)
         .where('superseded_revision', 'is', null)
         .execute();

@@ -14,6 +14,7 @@ import {
   openMigratedPGlite,
   openMigratedPostgres,
 } from './testing-support/migrated-backends.js';
+import { undoScopeKeys } from './testing-support/scope-keys-stand-in.js';
 import { createTestDatabase } from './testing-support/test-database.js';
 
 const LIMIT = 300;
@@ -119,11 +120,12 @@ async function expectMigrationToScopeIndexes(open: () => Promise<MigratedBackend
         `CREATE INDEX pc_embeddings_hnsw_0123456789abcdef01234567 ON pc_embeddings USING hnsw ((embedding::vector(48)) vector_cosine_ops) WHERE profile_id = '${embedder.profile.id}'`,
       )
       .execute(db);
+    await undoScopeKeys(db);
     await sql`DELETE FROM kysely_migration WHERE name = '0014_scope_hnsw_indexes'`.execute(db);
     expect(await hnswIndexes(db)).toEqual(['pc_embeddings_hnsw_0123456789abcdef01234567']);
 
     const outcome = await migrateToLatest(db, 'english');
-    expect(outcome.applied).toEqual(['0014_scope_hnsw_indexes']);
+    expect(outcome.applied).toEqual(['0014_scope_hnsw_indexes', '0015_scope_keys']);
     expect(await hnswIndexes(db)).toEqual([]);
 
     const store = new PostgresMemoryStore({ db, textSearchConfig: 'english', exactVectorScanLimit: LIMIT });

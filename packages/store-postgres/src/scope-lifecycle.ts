@@ -47,7 +47,7 @@ export function deleteScopeRows(
     for (const table of SCOPE_TABLES) {
       await sql`DELETE FROM ${sql.table(table)} WHERE scope_id = ${scopeId}`.execute(trx);
     }
-    await sql`DELETE FROM pc_revisions WHERE artifact_id = ${memory.artifact_id}::uuid`.execute(trx);
+    await sql`DELETE FROM pc_revisions WHERE scope_id = ${scopeId}`.execute(trx);
     await sql`DELETE FROM pc_memories WHERE scope_id = ${scopeId}`.execute(trx);
     const row = await trx
       .insertInto('pc_deleted_scopes')

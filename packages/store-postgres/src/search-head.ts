@@ -95,7 +95,7 @@ export async function vectorIndexState(
   const { rows } = await sql<{ missing: string | number; active: string | number | null }>`
     WITH kept AS MATERIALIZED (
       SELECT s.missing, (SELECT t.active_entries FROM pc_scope_statistics t
-                         WHERE t.scope_id = s.scope_id AND t.revision = s.revision) AS active
+                         WHERE t.scope_id = ${scopeId} AND t.revision = s.revision) AS active
       FROM pc_scope_vector_statistics s
       WHERE s.scope_id = ${scopeId} AND s.profile_id = ${profileId} AND s.revision = ${revision}
     )
@@ -103,7 +103,8 @@ export async function vectorIndexState(
     UNION ALL
     SELECT count(*), NULL FROM pc_entry_versions v
     WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
-      AND NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId})
+      AND NOT EXISTS (SELECT 1 FROM pc_embeddings e
+        WHERE e.scope_id = ${scopeId} AND e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId})
     HAVING NOT EXISTS (SELECT 1 FROM kept)`.execute(db);
   const row = rows[0];
   if (row?.active !== null && row?.active !== undefined) {

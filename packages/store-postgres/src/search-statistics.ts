@@ -47,10 +47,10 @@ export async function advanceStatistics(db: Kysely<Database>, write: WrittenRevi
       WHERE p.scope_id = ${scopeId} AND p.revision = ${revision} AND p.superseded_revision IS NULL
     ), removed AS MATERIALIZED (
       SELECT count(*) AS n, coalesce(sum(p.lexical_length), 0) AS len FROM pc_lexical_projections p
-      WHERE p.entry_version_id = ANY(${replaced}) AND p.superseded_revision = ${revision}
+      WHERE p.scope_id = ${scopeId} AND p.entry_version_id = ANY(${replaced}) AND p.superseded_revision = ${revision}
     ), deactivated AS MATERIALIZED (
       SELECT count(*) AS n FROM pc_entry_versions v
-      WHERE v.entry_version_id = ANY(${superseded}) AND v.state = 'active'
+      WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ANY(${superseded}) AND v.state = 'active'
     ), incremental AS (
       SELECT pr.projections + a.n - r.n AS projections, pr.projection_length + a.len - r.len AS projection_length,
         pr.active_entries + ${write.activeVersionIds.length}::bigint - d.n AS active_entries
@@ -74,10 +74,12 @@ export async function advanceStatistics(db: Kysely<Database>, write: WrittenRevi
   await sql`
     UPDATE pc_scope_vector_statistics s SET revision = ${revision}, missing = s.missing
       + (SELECT count(*) FROM unnest(${active}) AS n(id)
-         WHERE NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = n.id AND e.profile_id = s.profile_id))
+         WHERE NOT EXISTS (SELECT 1 FROM pc_embeddings e
+           WHERE e.scope_id = ${scopeId} AND e.entry_version_id = n.id AND e.profile_id = s.profile_id))
       - (SELECT count(*) FROM pc_entry_versions v
-         WHERE v.entry_version_id = ANY(${superseded}) AND v.state = 'active'
-           AND NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = v.entry_version_id AND e.profile_id = s.profile_id))
+         WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ANY(${superseded}) AND v.state = 'active'
+           AND NOT EXISTS (SELECT 1 FROM pc_embeddings e
+             WHERE e.scope_id = ${scopeId} AND e.entry_version_id = v.entry_version_id AND e.profile_id = s.profile_id))
     WHERE s.scope_id = ${scopeId} AND s.revision = ${expectedRevision}`.execute(db);
   await sql`DELETE FROM pc_scope_vector_statistics s WHERE s.scope_id = ${scopeId} AND s.revision <> ${revision}`.execute(
     db,
@@ -97,7 +99,8 @@ async function countMissingVectors(
     SELECT ${scopeId}, p.id, ${revision}, (
       SELECT count(*) FROM pc_entry_versions v
       WHERE v.scope_id = ${scopeId} AND v.superseded_revision IS NULL AND v.state = 'active'
-        AND NOT EXISTS (SELECT 1 FROM pc_embeddings e WHERE e.entry_version_id = v.entry_version_id AND e.profile_id = p.id))
+        AND NOT EXISTS (SELECT 1 FROM pc_embeddings e
+          WHERE e.scope_id = ${scopeId} AND e.entry_version_id = v.entry_version_id AND e.profile_id = p.id))
     FROM unnest(${[...new Set(profileIds)]}::text[]) AS p(id)
     WHERE NOT EXISTS (
       SELECT 1 FROM pc_scope_vector_statistics s WHERE s.scope_id = ${scopeId} AND s.profile_id = p.id)
@@ -116,7 +119,7 @@ export async function subtractEmbedded(
   await sql`
     UPDATE pc_scope_vector_statistics s SET missing = s.missing - (
       SELECT count(*) FROM pc_entry_versions v
-      WHERE v.entry_version_id = ANY(${uuids(insertedVersionIds)}) AND v.scope_id = ${scopeId}
+      WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ANY(${uuids(insertedVersionIds)})
         AND v.superseded_revision IS NULL AND v.state = 'active')
     WHERE s.scope_id = ${scopeId} AND s.profile_id = ${profileId} AND s.revision = ${headRevision}`.execute(
     db,

@@ -316,7 +316,8 @@ export class VectorChannel {
         )
         SELECT v.entry_version_id, sparsevec_send(e.embedding) AS vector, m.purged
         FROM pc_entry_versions v
-        LEFT JOIN pc_embeddings e ON e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId}
+        LEFT JOIN pc_embeddings e
+          ON e.scope_id = ${scopeId} AND e.entry_version_id = v.entry_version_id AND e.profile_id = ${profileId}
         CROSS JOIN mark m
         WHERE ${liveAt(scopeId, revision)} AND v.state = 'active'
         LIMIT ${maxVectorRows(cache.maxIndexBytes) + 1}`.execute(this.#db);

@@ -35,15 +35,16 @@ export function hnswVectorSearch(query: VectorSearchQuery) {
       SELECT e.entry_version_id, ${distance} AS distance
       FROM pc_embeddings e
       WHERE e.profile_id = ${query.profileId} AND (e.scope_id || '') = ${query.scopeId}
+        AND e.scope_id = ${query.scopeId}
         AND EXISTS (
           SELECT 1 FROM pc_entry_versions v
-          WHERE v.entry_version_id = e.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active'
+          WHERE v.scope_id = ${query.scopeId} AND v.entry_version_id = e.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active'
             AND ${filterCondition(query.filter)})
       ORDER BY ${distance}
       LIMIT ${query.limit}
     )
     SELECT v.entry_id, v.entry_version_id, ${cosineOf(sql`n.distance`)} AS cosine
-    FROM nearest n CROSS JOIN LATERAL (${versionOf(sql`n.entry_version_id`)}) v
+    FROM nearest n CROSS JOIN LATERAL (${versionOf(query.scopeId, sql`n.entry_version_id`)}) v
     ORDER BY ${cosineOf(sql`n.distance`)} DESC, v.entry_id, v.entry_version_id`;
 }
 
@@ -64,7 +65,8 @@ export function exactVectorSearch(query: VectorSearchQuery) {
       ) r
       CROSS JOIN LATERAL (
         SELECT 1 FROM pc_entry_versions v
-        WHERE v.entry_version_id = r.entry_version_id AND ${visibleAt(query.revision)} AND v.state = 'active'
+        WHERE v.scope_id = ${query.scopeId} AND v.entry_version_id = r.entry_version_id
+          AND ${visibleAt(query.revision)} AND v.state = 'active'
           AND ${filterCondition(query.filter)}
         LIMIT 1
       ) live
@@ -72,7 +74,7 @@ export function exactVectorSearch(query: VectorSearchQuery) {
       FETCH FIRST (${query.limit}::bigint) ROWS WITH TIES
     )
     SELECT v.entry_id, v.entry_version_id, t.cosine
-    FROM top t CROSS JOIN LATERAL (${versionOf(sql`t.entry_version_id`)}) v
+    FROM top t CROSS JOIN LATERAL (${versionOf(query.scopeId, sql`t.entry_version_id`)}) v
     ORDER BY t.cosine DESC, v.entry_id, v.entry_version_id
     LIMIT ${query.limit}`;
 }
@@ -81,9 +83,9 @@ export function exactVectorSearch(query: VectorSearchQuery) {
 export function scoreVersions(query: VectorSearchQuery, entryVersionIds: readonly string[]) {
   return sql<CandidateRow & { cosine: number }>`
     SELECT v.entry_id, v.entry_version_id, ${sparseCosineTo(query.vector)} AS cosine
-    FROM pc_embeddings e CROSS JOIN LATERAL (${versionOf(sql`e.entry_version_id`)}) v
-    WHERE e.entry_version_id = ANY(${quotedArrayLiteral(entryVersionIds)}::uuid[])
-      AND e.profile_id = ${query.profileId} AND e.scope_id = ${query.scopeId}
+    FROM pc_embeddings e CROSS JOIN LATERAL (${versionOf(query.scopeId, sql`e.entry_version_id`)}) v
+    WHERE e.scope_id = ${query.scopeId} AND e.entry_version_id = ANY(${quotedArrayLiteral(entryVersionIds)}::uuid[])
+      AND e.profile_id = ${query.profileId}
     ORDER BY 3 DESC, v.entry_id, v.entry_version_id
     LIMIT ${query.limit}`;
 }
@@ -101,8 +103,10 @@ export function scoreHeldCandidates(query: VectorSearchQuery, candidates: readon
     SELECT m.purged, r.entry_id, r.entry_version_id, r.cosine FROM mark m LEFT JOIN LATERAL (
       SELECT v.entry_id, v.entry_version_id,
         ${sparseCosineTo(query.vector)} AS cosine
-      FROM pc_embeddings e JOIN pc_entry_versions v ON v.entry_version_id = e.entry_version_id
-      WHERE e.entry_version_id = ANY(${quotedArrayLiteral(candidates)}::uuid[]) AND e.profile_id = ${query.profileId}
+      FROM pc_embeddings e
+      JOIN pc_entry_versions v ON v.scope_id = e.scope_id AND v.entry_version_id = e.entry_version_id
+      WHERE e.scope_id = ${query.scopeId} AND v.scope_id = ${query.scopeId}
+        AND e.entry_version_id = ANY(${quotedArrayLiteral(candidates)}::uuid[]) AND e.profile_id = ${query.profileId}
       ORDER BY 3 DESC, v.entry_id, v.entry_version_id
       LIMIT ${query.limit}
     ) r ON true`;
@@ -121,23 +125,27 @@ export function scoreHeldCandidatesOfScopes(
 ) {
   const ids = scopes.flatMap((scope) => scope.candidates);
   const ats = scopes.flatMap((scope, at) => scope.candidates.map(() => at + 1));
+  const owners = scopes.flatMap((scope) => scope.candidates.map(() => scope.scopeId));
+  const scopeIds = [...new Set(scopes.map((scope) => scope.scopeId))];
   return sql<ScoredRow & { at: number }>`
     WITH s AS MATERIALIZED (
       SELECT s.at::int AS at, ${purgeMarkOf(sql<string>`s.scope_id`)} AS purged
       FROM unnest(${textArrayLiteral(scopes.map((scope) => scope.scopeId))}::text[]) WITH ORDINALITY AS s(scope_id, at)
     ), c AS MATERIALIZED (
-      SELECT c.entry_version_id, c.at
-      FROM unnest(${quotedArrayLiteral(ids)}::uuid[], ${`{${ats.join(',')}}`}::int[]) AS c(entry_version_id, at)
+      SELECT c.entry_version_id, c.scope_id, c.at
+      FROM unnest(${quotedArrayLiteral(ids)}::uuid[], ${textArrayLiteral(owners)}::text[], ${`{${ats.join(',')}}`}::int[])
+        AS c(entry_version_id, scope_id, at)
     ), scored AS MATERIALIZED (
-      SELECT e.entry_version_id, ${sparseCosineTo(query.vector)} AS cosine
+      SELECT e.scope_id, e.entry_version_id, ${sparseCosineTo(query.vector)} AS cosine
       FROM pc_embeddings e
-      WHERE e.entry_version_id = ANY(${quotedArrayLiteral(ids)}::uuid[]) AND e.profile_id = ${query.profileId}
+      WHERE e.scope_id = ANY(${textArrayLiteral(scopeIds)}::text[])
+        AND e.entry_version_id = ANY(${quotedArrayLiteral(ids)}::uuid[]) AND e.profile_id = ${query.profileId}
     ), ranked AS MATERIALIZED (
       SELECT c.at, v.entry_id, v.entry_version_id, r.cosine,
         row_number() OVER (PARTITION BY c.at ORDER BY r.cosine DESC, v.entry_id, v.entry_version_id) AS n
       FROM scored r
-      JOIN c ON c.entry_version_id = r.entry_version_id
-      CROSS JOIN LATERAL (${versionOf(sql`r.entry_version_id`)}) v
+      JOIN c ON c.entry_version_id = r.entry_version_id AND c.scope_id = r.scope_id
+      CROSS JOIN LATERAL (${versionOf(sql`r.scope_id`, sql`r.entry_version_id`)}) v
     )
     SELECT s.at, s.purged, r.entry_id, r.entry_version_id, r.cosine
     FROM s LEFT JOIN ranked r ON r.at = s.at AND r.n <= ${query.limit}
@@ -179,7 +187,7 @@ export function vectorDelta(scopeId: string, profileId: string, from: number, to
     FROM written w
     LEFT JOIN LATERAL (
       SELECT sparsevec_send(e.embedding) AS vector FROM pc_embeddings e
-      WHERE e.entry_version_id = w.entry_version_id AND e.profile_id = ${profileId}
+      WHERE e.scope_id = ${scopeId} AND e.entry_version_id = w.entry_version_id AND e.profile_id = ${profileId}
       LIMIT 1
     ) e ON true
     WHERE w.state = 'active' AND (w.superseded_revision IS NULL OR w.superseded_revision > ${to})
@@ -192,6 +200,7 @@ export function vectorDelta(scopeId: string, profileId: string, from: number, to
  * channel found are each joined by an index lookup. Joined plainly, a planner without statistics
  * (PGlite is never analysed) may scan every version of the table once per found row.
  */
-function versionOf(entryVersionId: RawBuilder<unknown>) {
-  return sql`SELECT v.entry_id, v.entry_version_id FROM pc_entry_versions v WHERE v.entry_version_id = ${entryVersionId} LIMIT 1`;
+function versionOf(scopeId: string | RawBuilder<string>, entryVersionId: RawBuilder<unknown>) {
+  return sql`SELECT v.entry_id, v.entry_version_id FROM pc_entry_versions v
+    WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ${entryVersionId} LIMIT 1`;
 }

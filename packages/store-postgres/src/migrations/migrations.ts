@@ -376,6 +376,76 @@ async function dropProfileHnswIndexes(db: Kysely<unknown>) {
 }
 
 /**
+ * Every key of a scope's rows leads with its scope (migration 0015; issue 32, RFC 0011 "Sharding with
+ * Citus"): a table distributed by `scope_id` can only hold unique constraints and foreign keys that
+ * include it, and every statement of a scope can then name the one shard that holds it. `pc_revisions`
+ * gets its scope (carried over from its memory). The keys that named a version, a projection or an
+ * artifact alone now name (scope, it); the indexes that found rows by a version alone lead with the
+ * scope; the idempotency expiry is found per scope (the prune prunes the writing scope). What a key
+ * identifies does not change: ids are UUIDs, or an identity, unique across scopes anyway.
+ */
+const SCOPE_KEYS_DDL = [
+  `ALTER TABLE pc_revisions ADD COLUMN scope_id text`,
+  `UPDATE pc_revisions r SET scope_id = m.scope_id FROM pc_memories m WHERE m.artifact_id = r.artifact_id`,
+  `ALTER TABLE pc_revisions ALTER COLUMN scope_id SET NOT NULL`,
+  `ALTER TABLE pc_revisions DROP CONSTRAINT pc_revisions_pkey, ADD PRIMARY KEY (scope_id, revision)`,
+  `ALTER TABLE pc_memories DROP CONSTRAINT pc_memories_artifact_id_key,
+  ADD CONSTRAINT pc_memories_scope_artifact UNIQUE (scope_id, artifact_id)`,
+  `ALTER TABLE pc_entry_versions DROP CONSTRAINT pc_entry_versions_pkey,
+  ADD PRIMARY KEY (scope_id, entry_version_id)`,
+  `ALTER TABLE pc_entry_versions DROP CONSTRAINT pc_entry_versions_entry_id_version_key,
+  ADD CONSTRAINT pc_entry_versions_scope_entry_version UNIQUE (scope_id, entry_id, version)`,
+  `ALTER TABLE pc_lexical_projections DROP CONSTRAINT pc_lexical_projections_pkey,
+  ADD PRIMARY KEY (scope_id, projection_id)`,
+  `ALTER TABLE pc_embeddings DROP CONSTRAINT pc_embeddings_pkey,
+  ADD PRIMARY KEY (scope_id, entry_version_id, profile_id)`,
+  `ALTER TABLE pc_purged_entries DROP CONSTRAINT pc_purged_entries_entry_version_id_key,
+  ADD CONSTRAINT pc_purged_entries_scope_version UNIQUE (scope_id, entry_version_id)`,
+  `ALTER TABLE pc_purged_versions DROP CONSTRAINT pc_purged_versions_pkey,
+  ADD PRIMARY KEY (scope_id, entry_version_id)`,
+  `DROP INDEX pc_entities_version`,
+  `CREATE INDEX pc_entities_version ON pc_entities (scope_id, entry_version_id)`,
+  `DROP INDEX pc_entry_versions_previous`,
+  `CREATE INDEX pc_entry_versions_previous ON pc_entry_versions (scope_id, previous_version_id)
+  WHERE previous_version_id IS NOT NULL`,
+  `DROP INDEX pc_lexical_projections_version`,
+  `CREATE INDEX pc_lexical_projections_version ON pc_lexical_projections (scope_id, entry_version_id)`,
+  `DROP INDEX pc_lexical_projections_current`,
+  `CREATE UNIQUE INDEX pc_lexical_projections_current ON pc_lexical_projections (scope_id, entry_version_id)
+  WHERE superseded_revision IS NULL`,
+  `DROP INDEX pc_idempotency_keys_expiry`,
+  `CREATE INDEX pc_idempotency_keys_expiry ON pc_idempotency_keys (scope_id, expires_at)`,
+  `ALTER TABLE pc_revisions ADD CONSTRAINT pc_revisions_memory
+  FOREIGN KEY (scope_id, artifact_id) REFERENCES pc_memories (scope_id, artifact_id)`,
+  `ALTER TABLE pc_entry_versions ADD CONSTRAINT pc_entry_versions_previous_version
+  FOREIGN KEY (scope_id, previous_version_id) REFERENCES pc_entry_versions (scope_id, entry_version_id)`,
+  `ALTER TABLE pc_lexical_projections ADD CONSTRAINT pc_lexical_projections_version_key
+  FOREIGN KEY (scope_id, entry_version_id) REFERENCES pc_entry_versions (scope_id, entry_version_id)`,
+  `ALTER TABLE pc_embeddings ADD CONSTRAINT pc_embeddings_version
+  FOREIGN KEY (scope_id, entry_version_id) REFERENCES pc_entry_versions (scope_id, entry_version_id)`,
+  `ALTER TABLE pc_entities ADD CONSTRAINT pc_entities_version_key
+  FOREIGN KEY (scope_id, entry_version_id) REFERENCES pc_entry_versions (scope_id, entry_version_id)`,
+];
+
+/**
+ * The foreign keys of migration 0015's tables that name a version or an artifact without its scope:
+ * dropped before the keys they reference change (migration 0015 adds each back with the scope). Found
+ * by what they reference, not by name: one of them was named by a table that was renamed since.
+ */
+async function dropUnscopedForeignKeys(db: Kysely<unknown>) {
+  const { rows } = await sql<{ table: string; name: string }>`
+    SELECT c.conrelid::regclass::text AS table, c.conname AS name FROM pg_constraint c
+    WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace
+      AND c.confrelid IN ('pc_entry_versions'::regclass, 'pc_memories'::regclass)
+      AND NOT EXISTS (
+        SELECT 1 FROM unnest(c.conkey) k JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k
+        WHERE a.attname = 'scope_id'
+      )`.execute(db);
+  for (const { table, name } of rows)
+    await sql`ALTER TABLE ${sql.id(table)} DROP CONSTRAINT ${sql.id(name)}`.execute(db);
+}
+
+/**
  * Versioned schema migrations, applied in name order by kysely's Migrator. Never edit a released
  * migration: add a new one.
  */
@@ -440,6 +510,12 @@ const migrations: Record<string, Migration> = {
   },
   '0014_scope_hnsw_indexes': {
     up: dropProfileHnswIndexes,
+  },
+  '0015_scope_keys': {
+    async up(db: Kysely<unknown>) {
+      await dropUnscopedForeignKeys(db);
+      for (const statement of SCOPE_KEYS_DDL) await sql.raw(statement).execute(db);
+    },
   },
 };
 
