@@ -55,6 +55,14 @@ export const CONFIGURATION_TABLE: readonly ConfigurationSetting[] = [
     description: 'How long a statement waits for a lock (lock_timeout): 503 database_unavailable.',
   },
   {
+    name: 'POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION',
+    default: 'none',
+    range: 'none, citus',
+    origin: 'project extension',
+    description:
+      'citus: on a Citus coordinator, each open distributes the tables by scope (reference tables for the global ones), idempotently; a database without Citus fails the start.',
+  },
+  {
     name: 'POWERCONTEXT_SERVER_DATA_DIR',
     default: './.powercontext/data',
     range: 'directory path',

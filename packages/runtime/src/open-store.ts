@@ -1,6 +1,7 @@
 import type { Logger, MemoryStore } from '@powercontext/memory-core';
 import type * as StorePostgres from '@powercontext/store-postgres';
 import type { ReplicatedStore } from '@powercontext/store-postgres';
+import { ConfigurationError } from './configuration-error.js';
 import type { RuntimeConfig } from './runtime-config.js';
 
 // Opening the configured store: PGlite on a data directory, or PostgreSQL with its read replicas.
@@ -27,6 +28,7 @@ function indexCachesOf(config: RuntimeConfig) {
 
 export async function openStore(
   {
+    CitusMissingError,
     createPGliteMemoryStore,
     createPostgresMemoryStore,
     ReplicatedStore,
@@ -60,10 +62,22 @@ export async function openStore(
     textSearchConfig: config.textSearchConfig,
     ...indexCachesOf(config),
     ...bounds,
+    distribution: settings.distribution ?? 'none',
     onMigrated: ({ applied }) => {
       if (applied.length > 0)
         logger.info('store.migrations_applied', { migrations: applied.join(','), count: applied.length });
     },
+    onDistributed: ({ distributed }) => {
+      if (distributed.length > 0)
+        logger.info('store.tables_distributed', { tables: distributed.join(','), count: distributed.length });
+    },
+  }).catch((error: unknown) => {
+    if (error instanceof Error && error.cause instanceof CitusMissingError) {
+      throw new ConfigurationError('POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION', error.message, {
+        cause: error,
+      });
+    }
+    throw error;
   });
   if (settings.readConnectionStrings.length === 0) return { store: primary, primary };
   // Replicas open without connecting (no migration on a standby): one that is down at start-up is

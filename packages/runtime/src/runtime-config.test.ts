@@ -245,6 +245,32 @@ describe('loadRuntimeConfig', () => {
     );
   });
 
+  it('reads the distribution of the tables (none, or citus on a PostgreSQL URL without replicas)', () => {
+    const plain = loadRuntimeConfig({ POWERCONTEXT_SERVER_DATABASE_URL: 'postgres://primary/memory' });
+    expect(plain.store).toMatchObject({ kind: 'postgres', distribution: 'none' });
+    const citus = loadRuntimeConfig({
+      POWERCONTEXT_SERVER_DATABASE_URL: 'postgres://coordinator/memory',
+      POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION: 'citus',
+    });
+    expect(citus.store).toMatchObject({ kind: 'postgres', distribution: 'citus' });
+    expect(() => loadRuntimeConfig({ POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION: 'citus' })).toThrow(
+      /POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION: citus needs POWERCONTEXT_SERVER_DATABASE_URL/u,
+    );
+    expect(() =>
+      loadRuntimeConfig({
+        POWERCONTEXT_SERVER_DATABASE_URL: 'postgres://coordinator/memory',
+        POWERCONTEXT_SERVER_READ_DATABASE_URL: 'postgres://r1/memory',
+        POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION: 'citus',
+      }),
+    ).toThrow(/POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION: citus cannot be combined with/u);
+    expect(() =>
+      loadRuntimeConfig({
+        POWERCONTEXT_SERVER_DATABASE_URL: 'postgres://coordinator/memory',
+        POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION: 'sharded',
+      }),
+    ).toThrow(/POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION: must be none or citus/u);
+  });
+
   it('reads the memory of the indexes held in memory, 0 turning them off, and refuses bad values', () => {
     expect(loadRuntimeConfig({ POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: '0' }).indexMemoryMb).toBe(0);
     expect(loadRuntimeConfig({ POWERCONTEXT_SERVER_STORE_INDEX_MEMORY_MB: '1024' }).indexMemoryMb).toBe(1024);

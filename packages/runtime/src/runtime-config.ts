@@ -14,6 +14,8 @@ export interface RuntimeConfig {
         /** statement_timeout and the client-side query bound; undefined = the store's default. */
         statementTimeoutMs?: number;
         lockTimeoutMs?: number;
+        /** POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION: `citus` distributes the tables by scope at open; default none. */
+        distribution?: 'none' | 'citus';
       }
     | { kind: 'pglite'; dataDir: string };
   /** How a read with `minRevision` is served when a replica has not replayed that revision. */
@@ -129,6 +131,9 @@ const FIELDS = {
       error: 'must be one or more comma-separated postgres:// or postgresql:// URLs',
     })
     .optional(),
+  POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION: z
+    .enum(['none', 'citus'], { error: 'must be none or citus' })
+    .default('none'),
   POWERCONTEXT_SERVER_READ_MIN_REVISION_WAIT_MS: number(0, 60_000, true).default(2_000),
   POWERCONTEXT_SERVER_READ_MIN_REVISION_FALLBACK: z
     .enum(['wait', 'primary', 'error'], { error: 'must be wait, primary or error' })
@@ -276,6 +281,18 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
       'needs POWERCONTEXT_SERVER_DATABASE_URL (replicas serve reads of a PostgreSQL primary)',
     );
   }
+  if (e.POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION === 'citus' && !e.POWERCONTEXT_SERVER_DATABASE_URL) {
+    throw new ConfigurationError(
+      'POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION',
+      'citus needs POWERCONTEXT_SERVER_DATABASE_URL (a Citus coordinator); the embedded PGlite store is not distributed',
+    );
+  }
+  if (e.POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION === 'citus' && e.POWERCONTEXT_SERVER_READ_DATABASE_URL) {
+    throw new ConfigurationError(
+      'POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION',
+      'citus cannot be combined with POWERCONTEXT_SERVER_READ_DATABASE_URL (reads of a Citus cluster go to its coordinator)',
+    );
+  }
   const generationModel = e.POWERCONTEXT_SERVER_INFERENCE_GENERATION_MODEL;
   const decisionModel = e.POWERCONTEXT_SERVER_INFERENCE_DECISION_MODEL ?? generationModel;
   const needsBaseUrl = [model, generationModel, decisionModel].some((spec) =>
@@ -322,6 +339,7 @@ export function loadRuntimeConfig(env: Record<string, string | undefined>): Runt
           ...(e.POWERCONTEXT_SERVER_DATABASE_LOCK_TIMEOUT_MS === undefined
             ? {}
             : { lockTimeoutMs: e.POWERCONTEXT_SERVER_DATABASE_LOCK_TIMEOUT_MS }),
+          distribution: e.POWERCONTEXT_SERVER_DATABASE_DISTRIBUTION,
         }
       : { kind: 'pglite', dataDir: e.POWERCONTEXT_SERVER_DATA_DIR },
     reads: {

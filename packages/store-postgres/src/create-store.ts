@@ -1,4 +1,10 @@
 import { Kysely, PostgresDialect } from 'kysely';
+import {
+  assertCitus,
+  type Distribution,
+  type DistributionOutcome,
+  distributeOnCitus,
+} from './citus-distribution.js';
 import type { Database } from './database.js';
 import { DEFAULT_DATABASE_BOUNDS } from './database-bounds.js';
 import { indexBuildSessions, NO_INDEX_BUILDS } from './index-build-sessions.js';
@@ -61,6 +67,15 @@ export interface PostgresStoreOptions extends StoreOptions {
   lockTimeoutMs?: number;
   /** Told what the open did to the schema (the migrations this process applied). */
   onMigrated?: (outcome: MigrationOutcome) => void;
+  /**
+   * How the tables are laid out: `none` (default), or `citus`: on a Citus coordinator, the open makes the
+   * scope tables distributed by scope and the global tables reference tables after migrating (idempotent,
+   * under the migration lock; RFC 0011, "Sharding with Citus"). On a database without Citus, `citus`
+   * fails the open with StoreIncompatibleError.
+   */
+  distribution?: Distribution;
+  /** Told what the open distributed (`distribution: 'citus'`): the tables Citus did not know before. */
+  onDistributed?: (outcome: DistributionOutcome) => void;
   /**
    * A read replica: opened without migrating (a standby cannot be written; the primary migrates it
    * through replication). The store must then only be read.
@@ -191,8 +206,14 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
   try {
     if (!options.readOnly) {
+      if (options.distribution === 'citus') await guardStoreErrors(() => assertCitus(db));
       const outcome = await guardStoreErrors(() => migrateToLatest(db, textSearchConfig));
       options.onMigrated?.(outcome);
+      if (options.distribution === 'citus') {
+        // Not inside the optional call: `f?.(await g())` never calls g when f is undefined.
+        const distributed = await guardStoreErrors(() => distributeOnCitus(db));
+        options.onDistributed?.(distributed);
+      }
     }
     const store = new PostgresMemoryStore({
       db,

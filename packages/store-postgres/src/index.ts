@@ -1,4 +1,13 @@
 export {
+  CitusMissingError,
+  citusLayout,
+  type Distribution,
+  type DistributionOutcome,
+  distributeOnCitus,
+  REFERENCE_TABLES,
+  SCOPE_TABLES,
+} from './citus-distribution.js';
+export {
   createPGliteMemoryStore,
   createPostgresMemoryStore,
   type PGliteStoreOptions,

@@ -1,8 +1,10 @@
 import { StoreIncompatibleError, StoreUnavailableError } from '@powercontext/memory-core';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { CitusMissingError } from './citus-distribution.js';
 import { createPostgresMemoryStore } from './create-store.js';
 import { describeConnectionTarget } from './store-errors.js';
-import { ADMIN_DATABASE_URL } from './testing-support/test-database.js';
+import { ADMIN_DATABASE_URL, createTestDatabase } from './testing-support/test-database.js';
 
 /** The admin URL with another database, role, port or password. */
 function variant(change: (url: URL) => void): string {
@@ -58,6 +60,31 @@ describe('a PostgreSQL store that cannot be opened says which database, which ho
     expect(error.message).toMatch(/Cannot reach PostgreSQL, database "[^"]+" on [^ ]+:5999/u);
     expect(error.message).toContain('connection refused');
     expect(error.message).not.toContain('pc-secret-pw');
+  });
+
+  it('refuses distribution "citus" on a database without Citus, before writing anything', async () => {
+    const database = await createTestDatabase();
+    try {
+      const error = await createPostgresMemoryStore({
+        connectionString: database.connectionString,
+        distribution: 'citus',
+      }).catch((failure: Error) => failure);
+      expect(error).toBeInstanceOf(StoreIncompatibleError);
+      expect((error as Error).cause).toBeInstanceOf(CitusMissingError);
+      expect((error as Error).message).toContain('distribution "citus" needs a Citus coordinator');
+      const client = new pg.Client({ connectionString: database.connectionString });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'",
+        );
+        expect(rows[0]?.n).toBe(0);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await database.drop();
+    }
   });
 
   it('describes a target from the URL without its password or parameters', () => {

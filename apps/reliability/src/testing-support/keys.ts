@@ -7,6 +7,7 @@ export interface TestKey {
   scopes: string[] | '*';
   permissions: ('read' | 'write' | 'explain' | 'purge')[];
   rate_limit?: { requests: number; window_seconds: number };
+  max_in_flight?: number;
 }
 
 /** Keys with fresh random secrets, written hashed to `dir/keys.json` as the keys file wants them. */
