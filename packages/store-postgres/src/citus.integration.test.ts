@@ -1,11 +1,15 @@
 import { MemoryService, type SearchResult } from '@powercontext/memory-core';
 import {
   createFakeEmbedder,
+  describeAuthorityContract,
   describeMemoryStoreContract,
+  describeMultiScopeSearchContract,
   describeSearchChannelsContract,
   describeSearchContract,
+  describeSteeringContract,
+  describeTwoChannelParityContract,
 } from '@powercontext/memory-core/testing';
-import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
+import { createRrfRetrievalPolicy, DEFAULT_BM25, RRF_K } from '@powercontext/retrieval-rrf';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,14 +54,46 @@ if (!CITUS_URL) {
     retrievalPolicy: createRrfRetrievalPolicy({ channels: ['fts', 'vector', 'entity', 'graph'] }),
   });
   describeSearchContract('Citus, HNSW path', {
-    createStore: () =>
-      createPostgresMemoryStore({
-        connectionString: schema.connectionString,
-        distribution: 'citus',
-        exactVectorScanLimit: 0,
-      }),
+    createStore: () => hnswStore(),
     retrievalPolicy: createRrfRetrievalPolicy(),
   });
+
+  // The other suites the two SQL backends run (multi-scope-search, steering and
+  // search-channels-parity.integration.test.ts), on Citus.
+  const hnswStore = () =>
+    createPostgresMemoryStore({
+      connectionString: schema.connectionString,
+      distribution: 'citus',
+      exactVectorScanLimit: 0,
+    });
+  describeMultiScopeSearchContract('Citus', { createStore, retrievalPolicy: createRrfRetrievalPolicy() });
+  describeMultiScopeSearchContract('Citus, HNSW path', {
+    createStore: hnswStore,
+    retrievalPolicy: createRrfRetrievalPolicy(),
+  });
+  describeSteeringContract('Citus', { createStore, retrievalPolicy: createRrfRetrievalPolicy() });
+  describeSteeringContract('Citus, HNSW path', {
+    createStore: hnswStore,
+    retrievalPolicy: createRrfRetrievalPolicy(),
+  });
+  describeAuthorityContract('Citus', {
+    createStore,
+    policy: (authority) => createRrfRetrievalPolicy({ authority }),
+  });
+  for (const vector of [0.1, 1]) {
+    describeTwoChannelParityContract(`Citus, vector weight ${vector}`, {
+      createStore,
+      retrievalPolicy: createRrfRetrievalPolicy({ channelWeights: { vector } }),
+      reference: {
+        bm25: DEFAULT_BM25,
+        rrfK: RRF_K,
+        weights: { fts: 1, vector },
+        fetchMultiplier: 4,
+        fetchFloor: 32,
+        lexicalFallback: true,
+      },
+    });
+  }
 
   describe('Citus distribution', { timeout: 120_000 }, () => {
     it('distributes every scope table by scope_id, co-located, and copies the global tables to every node', async () => {
@@ -169,7 +205,7 @@ if (!CITUS_URL) {
       });
       const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
       try {
-        const store = new PostgresMemoryStore({ db, textSearchConfig: 'english' });
+        const store = new PostgresMemoryStore({ db, textSearchConfig: 'english', distribution: 'citus' });
         await store.prepareEmbeddingProfile(embedder.profile);
         multiShard.length = 0; // the profile's preparation reads every scope's statistics, once per open
         sent.length = 0;

@@ -219,6 +219,7 @@ export async function createPostgresMemoryStore(options: PostgresStoreOptions): 
       db,
       textSearchConfig,
       ...storeTuning(options),
+      ...(options.distribution === undefined ? {} : { distribution: options.distribution }),
       // A read-only store builds no index: its large scopes are scanned exactly until a writer builds theirs.
       indexBuilds: options.readOnly ? NO_INDEX_BUILDS : indexBuildSessions(pg, options.connectionString),
     });

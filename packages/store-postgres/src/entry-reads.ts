@@ -27,22 +27,22 @@ export async function readHead(db: Kysely<Database>, scopeId: string): Promise<M
   return undefined;
 }
 
-/** `readHead` of several scopes in one statement, in the order given. */
+/**
+ * `readHead` of several scopes in one statement, in the order given: the head rows of the scopes named
+ * (on Citus, of the shards that hold them; RFC 0011).
+ */
 export async function readHeads(
   db: Kysely<Database>,
   scopeIds: readonly string[],
 ): Promise<(MemoryRef | undefined)[]> {
-  const { rows } = await sql<{ at: number; artifact_id: string | null; head_revision: number | null }>`
-    SELECT s.at::int AS at, h.artifact_id, h.head_revision
-    FROM unnest(${[...scopeIds]}::text[]) WITH ORDINALITY AS s(scope_id, at)
-    LEFT JOIN LATERAL (
-      SELECT m.artifact_id, m.head_revision FROM pc_memories m WHERE m.scope_id = s.scope_id
-    ) h ON true
-    ORDER BY s.at`.execute(db);
+  const { rows } = await sql<{ scope_id: string; artifact_id: string; head_revision: number }>`
+    SELECT m.scope_id, m.artifact_id, m.head_revision FROM pc_memories m
+    WHERE m.scope_id = ANY(${[...scopeIds]}::text[])`.execute(db);
+  const byScope = new Map(rows.map((row) => [row.scope_id, row]));
   const heads: (MemoryRef | undefined)[] = [];
-  for (const [at, scopeId] of scopeIds.entries()) {
-    const row = rows[at];
-    if (row?.artifact_id && row.head_revision !== null) {
+  for (const scopeId of scopeIds) {
+    const row = byScope.get(scopeId);
+    if (row) {
       heads.push({ artifactId: row.artifact_id, scopeId, revision: row.head_revision });
       continue;
     }
@@ -97,41 +97,60 @@ export async function entryVersions(
   db: Kysely<Database>,
   scopeId: string,
   entryVersionIds: readonly string[],
+  perScope = false,
 ): Promise<Map<string, EntryVersion>> {
-  return (await entryVersionsOfScopes(db, [{ scopeId, entryVersionIds }]))[0]!;
+  return (await entryVersionsOfScopes(db, [{ scopeId, entryVersionIds }], perScope))[0]!;
 }
 
 /**
- * `entryVersions` of several scopes: each read's map holds the versions of its own scope among its ids.
- * One statement per scope, each by the primary key (scope, entry version): a scope's read stays on its
- * own shard where the tables are distributed by scope (RFC 0011).
+ * `entryVersions` of several scopes: each read's map holds the versions of its own scope among its ids,
+ * each version found by the primary key (scope, entry version), a lateral probe (with the scope and an id
+ * list in one condition, a planner without statistics, PGlite, walked the (scope, revision, entry
+ * version) index instead: 0.9 ms against 0.25 ms for 10 ids of a 10,000-entry scope). One statement for
+ * all; with `perScope` (tables distributed by scope, RFC 0011) one per scope, each on its shard.
  */
 export async function entryVersionsOfScopes(
   db: Kysely<Database>,
   reads: readonly ScopeVersionsRead[],
+  perScope = false,
 ): Promise<Map<string, EntryVersion>[]> {
-  const byScope = new Map<string, Set<string>>();
+  const pairs = new Map<string, { scopeId: string; id: string }>();
   for (const read of reads) {
-    const ids = byScope.get(read.scopeId) ?? new Set<string>();
-    for (const id of read.entryVersionIds) ids.add(id);
-    byScope.set(read.scopeId, ids);
+    for (const id of read.entryVersionIds)
+      pairs.set(`${read.scopeId}\u0000${id}`, { scopeId: read.scopeId, id });
   }
-  const versions = new Map<string, Map<string, EntryVersion>>();
-  for (const [scopeId, ids] of byScope) {
-    const found = new Map<string, EntryVersion>();
-    versions.set(scopeId, found);
-    if (ids.size === 0) continue;
-    const { rows } = await sql<EntryVersionRow>`
-      SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
-      WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ANY(${[...ids]}::uuid[])`.execute(db);
-    for (const row of rows) found.set(row.entry_version_id, toEntryVersion(row));
+  const groups = new Map<string, { scopeId: string; id: string }[]>();
+  for (const pair of pairs.values()) {
+    const key = perScope ? pair.scopeId : '';
+    groups.set(key, [...(groups.get(key) ?? []), pair]);
   }
-  return reads.map((read) => {
-    const found = versions.get(read.scopeId)!;
-    return new Map(
-      read.entryVersionIds.flatMap((id) => (found.has(id) ? [[id, found.get(id)!] as const] : [])),
-    );
-  });
+  const found = new Map<string, EntryVersion>();
+  for (const [scopeId, group] of groups) {
+    const ids = group.map((pair) => pair.id);
+    // Per scope (tables distributed by scope) the scope is one plain equality, which Citus routes to the
+    // scope's shard; it refuses the lateral probe beside a table function there.
+    const { rows } = perScope
+      ? await sql<EntryVersionRow & { scope_id: string }>`
+          SELECT v.scope_id, ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+          WHERE v.scope_id = ${scopeId} AND v.entry_version_id = ANY(${ids}::uuid[])`.execute(db)
+      : await sql<EntryVersionRow & { scope_id: string }>`
+          SELECT c.scope_id, found.* FROM unnest(${group.map((pair) => pair.scopeId)}::text[], ${ids}::uuid[])
+            AS c(scope_id, entry_version_id)
+          CROSS JOIN LATERAL (
+            SELECT ${ENTRY_VERSION_COLUMNS} FROM pc_entry_versions v
+            WHERE v.scope_id = c.scope_id AND v.entry_version_id = c.entry_version_id LIMIT 1
+          ) found`.execute(db);
+    for (const row of rows) found.set(`${row.scope_id}\u0000${row.entry_version_id}`, toEntryVersion(row));
+  }
+  return reads.map(
+    (read) =>
+      new Map(
+        read.entryVersionIds.flatMap((id) => {
+          const version = found.get(`${read.scopeId}\u0000${id}`);
+          return version ? [[id, version] as const] : [];
+        }),
+      ),
+  );
 }
 
 export async function listEntries(db: Kysely<Database>, query: ListEntriesQuery): Promise<EntryVersion[]> {

@@ -27,6 +27,8 @@ export interface LexicalChannelOptions {
   closed: () => boolean;
   /** The versions a filter keeps, for the index in memory (shared with the vector channel). */
   filtered: FilteredVersions;
+  /** Several scopes are read by statements of their own (tables distributed by scope, RFC 0011). */
+  perScope?: boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export class LexicalChannel {
         options.reads,
         options.closed,
         options.filtered,
+        options.perScope ?? false,
       );
   }
 

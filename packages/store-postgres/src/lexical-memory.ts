@@ -36,6 +36,7 @@ export class LexicalMemory {
 
   readonly #reads: BackgroundReads;
   readonly #filtered: FilteredVersions;
+  readonly #perScope: boolean;
 
   constructor(
     db: Kysely<Database>,
@@ -44,7 +45,9 @@ export class LexicalMemory {
     reads: BackgroundReads,
     closed: () => boolean,
     filtered: FilteredVersions,
+    perScope: boolean,
   ) {
+    this.#perScope = perScope;
     this.#filtered = filtered;
     this.#reads = reads;
     this.#db = db;
@@ -62,7 +65,9 @@ export class LexicalMemory {
   /**
    * `answer` of one query in several scopes, each at its own revision, in order: one short read
    * analyses the query and reads every held scope's purge mark, then each is scored as `answer` scores
-   * it. Undefined for a scope whose index is not held (the statement answers it).
+   * it. Where the tables are distributed by scope (RFC 0011) each held scope is answered by its own
+   * short read instead, on its shard. Undefined for a scope whose index is not held (the statement
+   * answers it).
    */
   async answerScopes(
     query: Omit<LexicalSearchQuery, 'scopeId' | 'revision'>,
@@ -74,8 +79,14 @@ export class LexicalMemory {
       return index ? [{ at, index, query: { ...query, ...scope } }] : [];
     });
     const answers: (LexicalSearchResult | undefined)[] = scopes.map(() => undefined);
-    if (held.length === 1) answers[held[0]!.at] = await this.#search(held[0]!.index, held[0]!.query);
-    if (held.length < 2) return answers;
+    if (held.length < 2 || this.#perScope) {
+      await Promise.all(
+        held.map(async (scope) => {
+          answers[scope.at] = await this.#search(scope.index, scope.query);
+        }),
+      );
+      return answers;
+    }
     const [probes, kept] = await Promise.all([
       executePrepared(
         this.#db,
@@ -266,6 +277,9 @@ export class LexicalMemory {
       // its projections in a nested loop (minutes at 10,000 entries); hash joins and hash aggregates
       // are forced for this one read, with the memory they need.
       const rows = await this.#db.transaction().execute(async (trx) => {
+        // On Citus the read runs on the scope's worker: the settings go there too (RFC 0011). Elsewhere
+        // the name is a placeholder that nothing reads.
+        await sql`SET LOCAL citus.propagate_set_commands = 'local'`.execute(trx);
         await sql`SET LOCAL enable_nestloop = off`.execute(trx);
         await sql`SET LOCAL enable_sort = off`.execute(trx);
         await sql`SET LOCAL work_mem = '64MB'`.execute(trx);

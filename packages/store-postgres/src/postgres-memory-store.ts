@@ -32,6 +32,7 @@ import {
 } from '@powercontext/memory-core';
 import type { Kysely } from 'kysely';
 import { ActiveEntryCounts } from './active-entries.js';
+import type { Distribution } from './citus-distribution.js';
 import type { Database } from './database.js';
 import { readDeletedScope } from './deleted-scopes.js';
 import { EmbeddingProfiles } from './embedding-profiles.js';
@@ -57,6 +58,12 @@ export interface PostgresMemoryStoreOptions {
   db: Kysely<Database>;
   /** PostgreSQL text search configuration for the lexical index, e.g. `english`. */
   textSearchConfig: string;
+  /**
+   * The tables are distributed by scope (Citus, RFC 0011): a search of several scopes then reads each
+   * scope by statements of its own, each on the scope's shard, instead of one statement for all (which
+   * saves round trips on one database, PGlite's above all). Default `none`.
+   */
+  distribution?: Distribution;
   /** Runs after the database is destroyed (e.g. releasing a lock file). */
   onClose?: () => Promise<void> | void;
   /**
@@ -121,6 +128,8 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #backgroundReads: BackgroundReads;
   readonly #indexBuilds: IndexBuildSessions | undefined;
   #closed = false;
+  /** A search of several scopes reads each scope by statements of its own (distributed tables). */
+  readonly #perScope: boolean;
 
   constructor(options: PostgresMemoryStoreOptions) {
     const db = options.db;
@@ -149,9 +158,20 @@ export class PostgresMemoryStore implements MemoryStore {
       activeEntries: this.#activeEntries,
     });
     const filtered = new FilteredVersions(db);
-    this.#lexical = new LexicalChannel({ db, analyze, cache: this.#lexicalIndexes, reads, closed, filtered });
+    this.#perScope = options.distribution === 'citus';
+    const perScope = this.#perScope;
+    this.#lexical = new LexicalChannel({
+      db,
+      analyze,
+      cache: this.#lexicalIndexes,
+      reads,
+      closed,
+      filtered,
+      perScope,
+    });
     this.#vector = new VectorChannel({
       db,
+      perScope,
       filtered,
       profiles: this.#profiles,
       activeEntries: this.#activeEntries,
@@ -269,11 +289,11 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   entryVersions(scopeId: string, entryVersionIds: readonly string[]) {
-    return guardStoreErrors(() => reads.entryVersions(this.#db, scopeId, entryVersionIds));
+    return guardStoreErrors(() => reads.entryVersions(this.#db, scopeId, entryVersionIds, this.#perScope));
   }
 
   entryVersionsOfScopes(versionReads: readonly ScopeVersionsRead[]) {
-    return guardStoreErrors(() => reads.entryVersionsOfScopes(this.#db, versionReads));
+    return guardStoreErrors(() => reads.entryVersionsOfScopes(this.#db, versionReads, this.#perScope));
   }
 
   listEntries(query: ListEntriesQuery) {

@@ -36,22 +36,18 @@ export async function searchHeads(
   scopeIds: readonly string[],
   profileId: string,
 ): Promise<(SearchHead | undefined)[]> {
-  const { rows } = await sql<HeadRow & { at: number }>`
-    SELECT s.at::int AS at, h.artifact_id, h.head_revision, h.missing, h.active
-    FROM unnest(${[...scopeIds]}::text[]) WITH ORDINALITY AS s(scope_id, at)
-    LEFT JOIN LATERAL (
-      SELECT m.artifact_id, m.head_revision, vs.missing, st.active_entries AS active
-      FROM pc_memories m
-      LEFT JOIN pc_scope_vector_statistics vs
-        ON vs.scope_id = m.scope_id AND vs.profile_id = ${profileId} AND vs.revision = m.head_revision
-      LEFT JOIN pc_scope_statistics st ON st.scope_id = m.scope_id AND st.revision = m.head_revision
-      WHERE m.scope_id = s.scope_id
-    ) h ON true
-    ORDER BY s.at`.execute(db);
+  // The scopes named, joined on the scope (on Citus, each scope's rows on its own shard; RFC 0011).
+  const { rows } = await sql<HeadRow & { scope_id: string }>`
+    SELECT m.scope_id, m.artifact_id, m.head_revision, vs.missing, st.active_entries AS active
+    FROM pc_memories m
+    LEFT JOIN pc_scope_vector_statistics vs
+      ON vs.scope_id = m.scope_id AND vs.profile_id = ${profileId} AND vs.revision = m.head_revision
+    LEFT JOIN pc_scope_statistics st ON st.scope_id = m.scope_id AND st.revision = m.head_revision
+    WHERE m.scope_id = ANY(${[...scopeIds]}::text[])`.execute(db);
+  const byScope = new Map(rows.map((row) => [row.scope_id, row]));
   const heads: (SearchHead | undefined)[] = [];
-  for (const [at, scopeId] of scopeIds.entries()) {
-    const row = rows[at];
-    heads.push(await toSearchHead(db, counts, scopeId, profileId, row?.artifact_id ? row : undefined));
+  for (const scopeId of scopeIds) {
+    heads.push(await toSearchHead(db, counts, scopeId, profileId, byScope.get(scopeId)));
   }
   return heads;
 }

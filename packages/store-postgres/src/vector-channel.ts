@@ -29,6 +29,8 @@ import {
 
 export interface VectorChannelOptions {
   db: Kysely<Database>;
+  /** Several scopes are read by statements of their own (tables distributed by scope, RFC 0011). */
+  perScope?: boolean;
   profiles: EmbeddingProfiles;
   activeEntries: ActiveEntryCounts;
   /** The scopes' sparse vectors held in memory; undefined: the exact scan always answers. */
@@ -53,6 +55,7 @@ type VectorRoute =
  */
 export class VectorChannel {
   readonly #db: Kysely<Database>;
+  readonly #perScope: boolean;
   readonly #profiles: EmbeddingProfiles;
   readonly #activeEntries: ActiveEntryCounts;
   readonly #vectorIndexes: VectorIndexCache | undefined;
@@ -64,6 +67,7 @@ export class VectorChannel {
 
   constructor(options: VectorChannelOptions) {
     this.#db = options.db;
+    this.#perScope = options.perScope ?? false;
     this.#profiles = options.profiles;
     this.#activeEntries = options.activeEntries;
     this.#vectorIndexes = options.cache;
@@ -218,7 +222,8 @@ export class VectorChannel {
    * `#vectorSearchInMemory` of several scopes (one query, each scope at its own revision, each with its
    * index held), in the order given: each index chooses its scope's candidates, and one statement scores
    * them all and orders them within their scope exactly as that statement does
-   * (`scoreHeldCandidatesOfScopes`). Undefined for a scope the exact scan must answer.
+   * (`scoreHeldCandidatesOfScopes`); where the tables are distributed by scope (RFC 0011), each scope's
+   * own statement on its shard. Undefined for a scope the exact scan must answer.
    */
   async #vectorSearchesInMemory(
     held: readonly { index: ScopeVectorIndex; query: VectorSearchQuery }[],
@@ -229,12 +234,19 @@ export class VectorChannel {
       return chosen ? [{ ...scope, at, candidates: chosen }] : [];
     });
     const answers: (ChannelCandidate[] | undefined)[] = held.map(() => undefined);
-    const first = scored[0];
-    if (!first) return answers;
+    if (scored.length < 2 || this.#perScope) {
+      await Promise.all(
+        scored.map(async (scope) => {
+          const rows = await executePrepared(this.#db, scoreHeldCandidates(scope.query, scope.candidates));
+          answers[scope.at] = this.#scored(scope.index, scope.query, rows);
+        }),
+      );
+      return answers;
+    }
     const rows = await executePrepared(
       this.#db,
       scoreHeldCandidatesOfScopes(
-        first.query,
+        scored[0]!.query,
         scored.map(({ query, candidates }) => ({ scopeId: query.scopeId, candidates })),
       ),
     );

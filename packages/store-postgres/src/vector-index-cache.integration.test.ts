@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
 import {
   type MigratedBackend,
+  openMigratedCitus,
   openMigratedPGlite,
   openMigratedPostgres,
 } from './testing-support/migrated-backends.js';
@@ -55,12 +56,14 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
       cache = new VectorIndexCache({ minSearches: 1 });
       cached = new PostgresMemoryStore({
         db: backend.db,
+        distribution: backend.distribution ?? 'none',
         textSearchConfig: 'english',
         lexicalIndexCache: false,
         vectorIndexCache: cache,
       });
       statement = new PostgresMemoryStore({
         db: backend.db,
+        distribution: backend.distribution ?? 'none',
         textSearchConfig: 'english',
         lexicalIndexCache: false,
         vectorIndexCache: false,
@@ -274,3 +277,6 @@ function describeSameAnswers(name: string, open: () => Promise<MigratedBackend>)
 
 describeSameAnswers('PostgreSQL', openMigratedPostgres);
 describeSameAnswers('PGlite', openMigratedPGlite);
+// On Citus too when POWERCONTEXT_TEST_CITUS_URL names a coordinator (RFC 0011): the index's reads
+// and deltas are statements of one scope like the others.
+if (openMigratedCitus) describeSameAnswers('Citus', openMigratedCitus);
