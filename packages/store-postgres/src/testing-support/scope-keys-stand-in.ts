@@ -27,9 +27,6 @@ export async function undoScopeKeys(db: Kysely<Database>): Promise<void> {
   const statements = [
     `ALTER TABLE pc_revisions DROP CONSTRAINT pc_revisions_memory`,
     `ALTER TABLE pc_entry_versions DROP CONSTRAINT pc_entry_versions_previous_version`,
-    `ALTER TABLE pc_lexical_projections DROP CONSTRAINT pc_lexical_projections_version_key`,
-    `ALTER TABLE pc_embeddings DROP CONSTRAINT pc_embeddings_version`,
-    `ALTER TABLE pc_entities DROP CONSTRAINT pc_entities_version_key`,
     `ALTER TABLE pc_revisions DROP CONSTRAINT pc_revisions_pkey, DROP COLUMN scope_id,
       ADD PRIMARY KEY (artifact_id, revision)`,
     `ALTER TABLE pc_memories DROP CONSTRAINT pc_memories_scope_artifact,
