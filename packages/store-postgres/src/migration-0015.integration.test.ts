@@ -3,6 +3,7 @@ import { createFakeEmbedder } from '@powercontext/memory-core/testing';
 import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { SCOPE_TABLES } from './citus-distribution.js';
 import type { Database } from './database.js';
 import { migrateToLatest } from './migrate.js';
 import { PostgresMemoryStore } from './postgres-memory-store.js';
@@ -13,23 +14,6 @@ import {
 } from './testing-support/migrated-backends.js';
 import { undoScopeKeys } from './testing-support/scope-keys-stand-in.js';
 
-/** The tables whose rows belong to one scope: where they are distributed, it is by `scope_id`. */
-const SCOPE_TABLES = [
-  'pc_memories',
-  'pc_revisions',
-  'pc_entry_versions',
-  'pc_lexical_projections',
-  'pc_lexical_postings',
-  'pc_embeddings',
-  'pc_entities',
-  'pc_scope_statistics',
-  'pc_scope_vector_statistics',
-  'pc_idempotency_keys',
-  'pc_purged_entries',
-  'pc_purged_versions',
-  'pc_deleted_scopes',
-];
-
 /**
  * The keys of the scope tables that do not include `scope_id`: unique and primary keys (and unique
  * indexes) without it, and foreign keys between scope tables whose columns on either side lack it (a
@@ -39,8 +23,8 @@ const SCOPE_TABLES = [
 async function unscopedKeys(db: Kysely<Database>): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
     SELECT c.conrelid::regclass::text || ' ' || c.conname AS name FROM pg_constraint c
-    WHERE c.conrelid::regclass::text = ANY(${SCOPE_TABLES}::text[]) AND c.contype IN ('p', 'u', 'f')
-      AND (c.contype <> 'f' OR c.confrelid::regclass::text = ANY(${SCOPE_TABLES}::text[]))
+    WHERE c.conrelid::regclass::text = ANY(${[...SCOPE_TABLES]}::text[]) AND c.contype IN ('p', 'u', 'f')
+      AND (c.contype <> 'f' OR c.confrelid::regclass::text = ANY(${[...SCOPE_TABLES]}::text[]))
       AND (NOT EXISTS (
           SELECT 1 FROM unnest(c.conkey) k JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k
           WHERE a.attname = 'scope_id')
@@ -49,7 +33,7 @@ async function unscopedKeys(db: Kysely<Database>): Promise<string[]> {
           WHERE a.attname = 'scope_id')))
     UNION ALL
     SELECT i.indrelid::regclass::text || ' ' || i.indexrelid::regclass::text FROM pg_index i
-    WHERE i.indrelid::regclass::text = ANY(${SCOPE_TABLES}::text[]) AND i.indisunique AND NOT EXISTS (
+    WHERE i.indrelid::regclass::text = ANY(${[...SCOPE_TABLES]}::text[]) AND i.indisunique AND NOT EXISTS (
       SELECT 1 FROM unnest(i.indkey) k JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k
       WHERE a.attname = 'scope_id')
     ORDER BY 1`.execute(db);
