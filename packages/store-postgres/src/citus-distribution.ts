@@ -80,7 +80,7 @@ export async function distributeOnCitus(db: Kysely<Database>): Promise<Distribut
         );
         await sql.raw(command[0]!.text).execute(session);
       }
-      const known = await citusTables(session);
+      const known = new Set((await citusLayout(session)).map((layout) => layout.table));
       const wanted = [...SCOPE_TABLES, ...REFERENCE_TABLES];
       const missing = wanted.filter((table) => !known.has(table));
       if (missing.length === 0) return { distributed: [] };
@@ -139,18 +139,10 @@ export async function assertCitus(db: Kysely<Database>): Promise<void> {
   throw new StoreIncompatibleError(reason, { cause: new CitusMissingError(reason) });
 }
 
-/** The store's tables Citus knows (distributed or reference), in the current schema. */
-async function citusTables(db: Kysely<Database>): Promise<Set<string>> {
-  const { rows } = await sql<{ table: string }>`
-    SELECT p.logicalrelid::regclass::text AS table FROM pg_dist_partition p
-    JOIN pg_class c ON c.oid = p.logicalrelid
-    WHERE c.relnamespace = current_schema()::regnamespace`.execute(db);
-  return new Set(rows.map((row) => row.table));
-}
-
 /**
- * How the store's tables are laid out in Citus: each table Citus knows, with its method (`hash` on a
- * column, or `reference`) and co-location group. For checks of a distributed database.
+ * How the store's tables are laid out in Citus: each table Citus knows in the current schema, with its
+ * method (`hash` on a column, or `reference`) and co-location group. `distributeOnCitus` reads it to
+ * leave alone what is distributed already; the checks of a distributed database read it too.
  */
 export async function citusLayout(
   db: Kysely<Database>,

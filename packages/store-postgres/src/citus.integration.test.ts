@@ -9,7 +9,7 @@ import {
   describeSteeringContract,
   describeTwoChannelParityContract,
 } from '@powercontext/memory-core/testing';
-import { createRrfRetrievalPolicy, DEFAULT_BM25, RRF_K } from '@powercontext/retrieval-rrf';
+import { createRrfRetrievalPolicy } from '@powercontext/retrieval-rrf';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,7 @@ import {
   onCoordinator,
 } from './testing-support/citus-database.js';
 import { undoScopeKeys } from './testing-support/scope-keys-stand-in.js';
+import { twoChannelReference } from './testing-support/two-channel-reference.js';
 
 // The store on Citus (issue 32; RFC 0011, "Sharding with Citus"): the contract suites PGlite and
 // PostgreSQL pass, on tables distributed by scope, and checks of the distribution itself. Citus is not
@@ -84,14 +85,7 @@ if (!CITUS_URL) {
     describeTwoChannelParityContract(`Citus, vector weight ${vector}`, {
       createStore,
       retrievalPolicy: createRrfRetrievalPolicy({ channelWeights: { vector } }),
-      reference: {
-        bm25: DEFAULT_BM25,
-        rrfK: RRF_K,
-        weights: { fts: 1, vector },
-        fetchMultiplier: 4,
-        fetchFloor: 32,
-        lexicalFallback: true,
-      },
+      reference: twoChannelReference(vector),
     });
   }
 

@@ -114,18 +114,18 @@ export async function entryVersionsOfScopes(
   reads: readonly ScopeVersionsRead[],
   perScope = false,
 ): Promise<Map<string, EntryVersion>[]> {
-  const pairs = new Map<string, { scopeId: string; id: string }>();
+  // The distinct (scope, id) pairs asked, in one group, or one group per scope.
+  const groups = new Map<string, Map<string, { scopeId: string; id: string }>>();
   for (const read of reads) {
+    const group = groups.get(perScope ? read.scopeId : '') ?? new Map();
+    groups.set(perScope ? read.scopeId : '', group);
     for (const id of read.entryVersionIds)
-      pairs.set(`${read.scopeId}\u0000${id}`, { scopeId: read.scopeId, id });
-  }
-  const groups = new Map<string, { scopeId: string; id: string }[]>();
-  for (const pair of pairs.values()) {
-    const key = perScope ? pair.scopeId : '';
-    groups.set(key, [...(groups.get(key) ?? []), pair]);
+      group.set(`${read.scopeId}\u0000${id}`, { scopeId: read.scopeId, id });
   }
   const found = new Map<string, EntryVersion>();
-  for (const [scopeId, group] of groups) {
+  for (const [scopeId, pairs] of groups) {
+    const group = [...pairs.values()];
+    if (group.length === 0) continue;
     const ids = group.map((pair) => pair.id);
     // Per scope (tables distributed by scope) the scope is one plain equality, which Citus routes to the
     // scope's shard; it refuses the lateral probe beside a table function there.

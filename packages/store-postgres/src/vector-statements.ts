@@ -90,19 +90,27 @@ export function scoreVersions(query: VectorSearchQuery, entryVersionIds: readonl
 }
 
 /**
- * The vectors of the given versions of the query's scope and profile, as `e`, each found by its key:
- * a lateral probe per version, since a generic plan without table statistics (PGlite) otherwise read
- * every vector of the scope through the (scope, profile) index and filtered them (3 times slower at
- * 5,000 entries).
+ * The vectors of the given versions of the query's scope and profile, as `e`, each found by its key
+ * (`vectorOf`).
  */
 function vectorsOf(query: VectorSearchQuery, entryVersionIds: readonly string[]) {
   return sql`unnest(${quotedArrayLiteral(entryVersionIds)}::uuid[]) AS c(entry_version_id)
-    CROSS JOIN LATERAL (
-      SELECT e.entry_version_id, e.embedding FROM pc_embeddings e
-      WHERE e.scope_id = ${query.scopeId} AND e.entry_version_id = c.entry_version_id
-        AND e.profile_id = ${query.profileId}
-      LIMIT 1
-    ) e`;
+    CROSS JOIN LATERAL (${vectorOf(query.scopeId, sql`c.entry_version_id`, query.profileId)}) e`;
+}
+
+/**
+ * The vector of one entry version of a scope and profile, looked up by its key: a lateral probe, since a
+ * generic plan without table statistics (PGlite) otherwise read every vector of the scope through the
+ * (scope, profile) index and filtered them (3 times slower at 5,000 entries).
+ */
+function vectorOf(
+  scopeId: string | RawBuilder<string>,
+  entryVersionId: RawBuilder<unknown>,
+  profileId: string,
+) {
+  return sql`SELECT e.entry_version_id, e.embedding FROM pc_embeddings e
+    WHERE e.scope_id = ${scopeId} AND e.entry_version_id = ${entryVersionId} AND e.profile_id = ${profileId}
+    LIMIT 1`;
 }
 
 /**
@@ -151,11 +159,7 @@ export function scoreHeldCandidatesOfScopes(
         AS c(entry_version_id, scope_id, at)
     ), scored AS MATERIALIZED (
       SELECT c.at, c.scope_id, e.entry_version_id, ${sparseCosineTo(query.vector)} AS cosine
-      FROM c CROSS JOIN LATERAL (
-        SELECT e.entry_version_id, e.embedding FROM pc_embeddings e
-        WHERE e.scope_id = c.scope_id AND e.entry_version_id = c.entry_version_id AND e.profile_id = ${query.profileId}
-        LIMIT 1
-      ) e
+      FROM c CROSS JOIN LATERAL (${vectorOf(sql<string>`c.scope_id`, sql`c.entry_version_id`, query.profileId)}) e
     ), ranked AS MATERIALIZED (
       SELECT r.at, v.entry_id, v.entry_version_id, r.cosine,
         row_number() OVER (PARTITION BY r.at ORDER BY r.cosine DESC, v.entry_id, v.entry_version_id) AS n
